@@ -1,0 +1,37 @@
+/* weft — the compiler driver: dispatches to one subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+static const char usage[] =
+    "usage: weft COMMAND [ARGS]\n"
+    "\n"
+    "weft compiles OpenCL C kernels and runs them on x86 CPUs with GPU (SIMT) semantics.\n"
+    "\n"
+    "commands:\n"
+    "  cfg FILE.cl [-k KERNEL] [--dot|--json]\n"
+    "      show each kernel's control-flow graph: blocks in PC order with their source lines,\n"
+    "      successors, and the immediate post-dominator (reconvergence point) of every branch\n"
+    "\n"
+    "Run `weft COMMAND --help` for a command's options.\n";
+
+int fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("weft: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return code;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return fputs(usage, stderr), 2;
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
+    return fputs(usage, stdout), 0;
+  if (!strcmp(cmd, "cfg")) return cmd_cfg(argc - 1, argv + 1);
+  return fail(2, "unknown command '%s' (try `weft --help`)", cmd);
+}

@@ -1,0 +1,137 @@
+/* weft — run OpenCL C kernels on x86 CPUs with GPU (SIMT) semantics.
+ *
+ * A context fixes the worker threads, the warp width W, the lane-group width G and the default
+ * reconvergence policy; programs are built from OpenCL C in a context; kernels come from programs
+ * and are launched over an NDRange with typed arguments.
+ *
+ * Threading: a weft_context and everything created from it may be used by one host thread at a
+ * time; different contexts are independent and may be used from different threads at once. */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WEFT_API __attribute__((visibility("default")))
+
+typedef enum weft_status {
+  WEFT_SUCCESS = 0,
+  WEFT_ERROR_INVALID_VALUE,     /* misuse: a NULL handle, an option out of range */
+  WEFT_ERROR_OUT_OF_MEMORY,
+  WEFT_ERROR_IO,                /* a file could not be read or written */
+  WEFT_ERROR_TOOLCHAIN,         /* clang-19 is missing or could not run */
+  WEFT_ERROR_BUILD,             /* the kernel source has errors: see weft_last_error */
+  WEFT_ERROR_UNSUPPORTED,       /* the kernel uses a construct weft cannot compile */
+  WEFT_ERROR_KERNEL_NOT_FOUND,
+  WEFT_ERROR_ARGUMENT,          /* a kernel argument does not match the kernel's signature */
+  WEFT_ERROR_NDRANGE,           /* bad global or local sizes */
+  WEFT_ERROR_DIVERGENT_BARRIER, /* a barrier reached by part of a warp under `stack` */
+  WEFT_ERROR_BARRIER_DEADLOCK,  /* a barrier that some work-items can no longer reach */
+  WEFT_ERROR_JIT,               /* code generation failed */
+} weft_status;
+
+typedef struct weft_context weft_context;
+typedef struct weft_program weft_program;
+typedef struct weft_kernel weft_kernel;
+
+/* A short constant name for a status, such as "WEFT_ERROR_BUILD". */
+WEFT_API const char *weft_status_name(weft_status status);
+
+/* ---- contexts ---- */
+typedef struct weft_options {
+  unsigned threads;   /* worker threads; 0: one per online CPU */
+  const char *policy; /* reconvergence policy: "stack" (NULL means "stack") */
+  unsigned warp;      /* W, work-items per warp: 4, 8, 16, 32 or 64; 0: 32 */
+  unsigned lanes;     /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */
+} weft_options;
+
+WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);
+WEFT_API void weft_context_release(weft_context *ctx);
+/* The policy of the following launches ("stack"). */
+WEFT_API weft_status weft_context_set_policy(weft_context *ctx, const char *policy);
+/* The options in force, with every 0 and NULL replaced by its value. */
+WEFT_API weft_options weft_context_options(const weft_context *ctx);
+/* Why the last call on this context failed: a message naming the argument, kernel and source
+ * line where there is one; for a build, clang's diagnostics. "" when nothing failed. */
+WEFT_API const char *weft_last_error(const weft_context *ctx);
+
+/* ---- programs ---- */
+/* build_options are extra clang options such as "-DN=16" (may be NULL). */
+WEFT_API weft_status weft_program_build_file(weft_context *ctx, const char *path,
+                                             const char *build_options, weft_program **out);
+/* `name` is the file name that diagnostics show. */
+WEFT_API weft_status weft_program_build_source(weft_context *ctx, const char *name,
+                                               const char *source, const char *build_options,
+                                               weft_program **out);
+/* clang's warnings for a program that built ("" when there were none). */
+WEFT_API const char *weft_program_build_log(const weft_program *program);
+WEFT_API void weft_program_release(weft_program *program);
+
+/* ---- kernels and their arguments ---- */
+typedef enum weft_type {
+  WEFT_I8, WEFT_U8, WEFT_I16, WEFT_U16, WEFT_I32, WEFT_U32, WEFT_I64, WEFT_U64,
+  WEFT_F32, WEFT_F64, WEFT_OTHER
+} weft_type;
+
+typedef enum weft_arg_kind {
+  WEFT_ARG_VALUE,    /* passed by value: a scalar or a vector such as float4 */
+  WEFT_ARG_GLOBAL,   /* a __global buffer */
+  WEFT_ARG_CONSTANT, /* a __constant buffer */
+  WEFT_ARG_LOCAL,    /* a __local buffer: only its size is given, weft allocates it */
+} weft_arg_kind;
+
+typedef struct weft_arg_info {
+  const char *name;      /* the parameter's name in the source */
+  const char *type_name; /* as written, e.g. "float*" or "uint" */
+  weft_arg_kind kind;
+  weft_type type;        /* the scalar (or element) type; for buffers the pointee's */
+  unsigned vector_width; /* 1 for scalars, 4 for float4 */
+  size_t size;           /* bytes of a VALUE argument; bytes of one element for buffers */
+} weft_arg_info;
+
+typedef struct weft_arg {
+  weft_arg_kind kind;
+  weft_type type;    /* VALUE: the type of *value, checked against the parameter */
+  size_t size;       /* VALUE: bytes at value; buffers: bytes of the buffer */
+  const void *value; /* VALUE: the value; GLOBAL/CONSTANT: the buffer; LOCAL: NULL */
+} weft_arg;
+
+WEFT_API weft_status weft_kernel_create(weft_program *program, const char *name,
+                                        weft_kernel **out);
+WEFT_API void weft_kernel_release(weft_kernel *kernel);
+WEFT_API const char *weft_kernel_name(const weft_kernel *kernel);
+WEFT_API unsigned weft_kernel_num_args(const weft_kernel *kernel);
+WEFT_API weft_status weft_kernel_arg_info(const weft_kernel *kernel, unsigned index,
+                                          weft_arg_info *info);
+/* The names of the kernels in a program, in source order; NULL past the last. */
+WEFT_API const char *weft_program_kernel_name(const weft_program *program, unsigned index);
+
+/* ---- launching ---- */
+typedef struct weft_ndrange {
+  unsigned dims;    /* 1, 2 or 3 */
+  size_t global[3]; /* work-items per dimension */
+  size_t local[3];  /* work-group size per dimension; each must divide global */
+} weft_ndrange;
+
+/* What one launch did. The counts are over all warps of the launch. */
+typedef struct weft_stats {
+  double time_ms;              /* wall time of the launch */
+  uint64_t work_groups, warps;
+  uint64_t block_execs;        /* blocks run by a warp or split (one per block, not per group) */
+  uint64_t instr_execs;        /* Σ instructions of the block, over block executions */
+  uint64_t lane_instrs;        /* Σ active lanes × instructions of the block */
+  double simd_efficiency;      /* lane_instrs / (W × instr_execs) */
+  uint64_t groups_run;         /* lane groups that ran a block */
+  uint64_t groups_skipped;     /* lane groups skipped because no lane was active (BCC) */
+  uint64_t divergent_branches; /* branches whose active lanes went more than one way */
+  uint64_t reconvergences;     /* times diverged lanes met again at a reconvergence point */
+  uint64_t policy_calls;       /* calls from generated code into the policy */
+  uint64_t barriers;           /* barrier completions, per work-group */
+} weft_stats;
+
+/* Runs `kernel` over `range`. `args` has one entry per kernel parameter, in order. `stats` may
+ * be NULL. A launch that fails leaves the buffers in an unspecified state but never hangs. */
+WEFT_API weft_status weft_kernel_launch(weft_kernel *kernel, const weft_ndrange *range,
+                                        unsigned nargs, const weft_arg *args, weft_stats *stats);
+
+#endif
