@@ -3,15 +3,18 @@
  * The PC is the block's index in a reverse post-order of the reachable blocks, so every forward
  * edge goes to a larger PC and a branch's reconvergence point has a larger PC than the code on the
  * way to it. Among the reverse post-orders we take the one that reads like the source: the DFS
- * visits a block's successors last-to-first, which numbers a branch's `then` side (successor 0)
- * before its `else` side and a loop's body before its exit. Blocks that cannot be reached from the
- * entry are left out: they never run. */
+ * visits a block's successors latest source line first, which numbers a branch's `then` side
+ * before its `else` side and a loop's body before its exit, even where InstCombine swapped a
+ * branch's targets (`x != c` becomes `x == c` with the successors exchanged). Successors without
+ * a line keep the terminator's order, last first. Blocks that cannot be reached from the entry
+ * are left out: they never run. */
 #include "compiler.h"
 
 #include <string.h>
 
 typedef struct bb_index {
   LLVMBasicBlockRef *bbs; /* in function order */
+  int *line;              /* first source line of each, 0 when it has none */
   int n;
 } bb_index;
 
@@ -26,21 +29,47 @@ static int succ_index(const bb_index *ix, int i, unsigned s) {
   return index_of(ix, LLVMGetSuccessor(LLVMGetBasicBlockTerminator(ix->bbs[i]), s));
 }
 
+static int first_line(LLVMBasicBlockRef bb) {
+  int first = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    int line = (int)LLVMGetDebugLocLine(i);
+    if (line > 0 && (!first || line < first)) first = line;
+  }
+  return first;
+}
+
+/* The successor of b to visit next among those not yet taken (taken[s] set): the one with the
+ * latest line; without lines, the last in terminator order. */
+static int next_successor(const bb_index *ix, int b, char *taken, int nsucc) {
+  int best = -1;
+  for (int s = nsucc - 1; s >= 0; s--) {
+    if (taken[s]) continue;
+    int line = ix->line[succ_index(ix, b, (unsigned)s)];
+    if (best < 0 || (line && line > ix->line[succ_index(ix, b, (unsigned)best)])) best = s;
+  }
+  taken[best] = 1;
+  return succ_index(ix, b, (unsigned)best);
+}
+
 /* Iterative DFS post-order; returns the number of reachable blocks, order[] in post-order. */
 static int post_order(weft_arena *a, const bb_index *ix, int *order) {
-  int *stack = ARENA_NEW(a, int, ix->n), *next = ARENA_NEW(a, int, ix->n);
-  char *seen = ARENA_NEW(a, char, ix->n);
+  int *stack = ARENA_NEW(a, int, ix->n), *left = ARENA_NEW(a, int, ix->n);
+  char *seen = ARENA_NEW(a, char, ix->n), **taken = ARENA_NEW(a, char *, ix->n);
   int sp = 0, count = 0;
   stack[sp++] = 0, seen[0] = 1;
-  for (int i = 0; i < ix->n; i++)
-    next[i] = (int)LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(ix->bbs[i]));
+  for (int i = 0; i < ix->n; i++) {
+    left[i] = (int)LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(ix->bbs[i]));
+    taken[i] = ARENA_NEW(a, char, left[i] + 1);
+  }
   while (sp > 0) {
     int b = stack[sp - 1];
-    if (next[b] == 0) {
+    if (left[b] == 0) {
       order[count++] = b, sp--;
       continue;
     }
-    int s = succ_index(ix, b, (unsigned)--next[b]); /* last successor first */
+    int nsucc = (int)LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(ix->bbs[b]));
+    left[b]--;
+    int s = next_successor(ix, b, taken[b], nsucc);
     if (!seen[s]) seen[s] = 1, stack[sp++] = s;
   }
   return count;
@@ -82,9 +111,10 @@ static void add_edges(weft_arena *a, cfg *g) {
 }
 
 cfg *cfg_build(weft_arena *a, LLVMValueRef fn) {
-  bb_index ix = {ARENA_NEW(a, LLVMBasicBlockRef, LLVMCountBasicBlocks(fn)), 0};
+  unsigned nbb = LLVMCountBasicBlocks(fn);
+  bb_index ix = {ARENA_NEW(a, LLVMBasicBlockRef, nbb), ARENA_NEW(a, int, nbb), 0};
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    ix.bbs[ix.n++] = bb;
+    ix.line[ix.n] = first_line(bb), ix.bbs[ix.n++] = bb;
   int *order = ARENA_NEW(a, int, ix.n);
   cfg *g = ARENA_NEW(a, cfg, 1);
   g->fn = fn;

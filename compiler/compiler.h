@@ -4,11 +4,15 @@
  *   frontend   OpenCL C --clang-19--> LLVM module; helpers inlined, branches kept as branches
  *   cfg        reachable blocks numbered by PC in source-like reverse post-order
  *   postdom    post-dominator tree over a virtual exit; the IPDOM of every block
+ *   divergence uniform / lane-affine / varying for every value; which branches can split a warp
+ *   lower      per-warp code: each block a vector body per lane group, masks, frame
+ *   jit        O3 for the host CPU and ORC LLJIT
  */
 #ifndef WEFT_COMPILER_H
 #define WEFT_COMPILER_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
 #include <stdio.h>
 
 #include "weft.h"
@@ -69,5 +73,75 @@ int postdom_dominates(const cfg *g, int a, int b); /* does `a` post-dominate `b`
 void cfg_print_text(FILE *f, const cfg *g, const char *kernel);
 void cfg_print_dot(FILE *f, const cfg *g, const char *kernel);
 void cfg_print_json(FILE *f, const cfg *g, const char *kernel);
+
+/* --- ptrmap.c: a map from LLVM values to small records, for the passes --- */
+typedef struct ptrmap {
+  const void **keys;
+  void **vals;
+  unsigned cap, n;
+} ptrmap;
+void ptrmap_init(weft_arena *a, ptrmap *m, unsigned expected);
+void *ptrmap_get(const ptrmap *m, const void *key);
+void ptrmap_put(weft_arena *a, ptrmap *m, const void *key, void *val);
+
+/* --- barrier_split.c: a barrier ends its block --- */
+int is_barrier_call(LLVMValueRef inst);
+/* Splits every block after each barrier call, so that a barrier is the last instruction before
+ * an unconditional branch. Run before cfg_build. */
+void barrier_split(LLVMValueRef fn);
+
+/* --- divergence.c: uniform, lane-affine and varying values --- */
+typedef enum shape { UNIFORM, AFFINE, VARYING } shape;
+typedef struct value_fact {
+  shape shape;
+  int64_t stride; /* AFFINE: per-lane step, in bytes for pointers, in units otherwise */
+} value_fact;
+typedef struct divergence {
+  ptrmap facts;        /* instruction -> value_fact; absent means UNIFORM (constants, args) */
+  char *varying_branch; /* per PC: the block's branch or switch condition is varying */
+} divergence;
+divergence *divergence_compute(weft_arena *a, const cfg *g);
+value_fact divergence_of(const divergence *d, LLVMValueRef v);
+void divergence_print(FILE *f, const cfg *g, const divergence *d);
+
+/* --- builtins.c: what a call to an OpenCL builtin is --- */
+typedef enum builtin_kind {
+  BI_NONE, BI_GLOBAL_ID, BI_LOCAL_ID, BI_GROUP_ID, BI_LOCAL_SIZE, BI_GLOBAL_SIZE,
+  BI_NUM_GROUPS, BI_GLOBAL_OFFSET, BI_WORK_DIM, BI_BARRIER, BI_FENCE, BI_MATH, BI_INTEGER,
+  BI_ATOMIC, BI_CONVERT, BI_RELATIONAL, BI_UNSUPPORTED
+} builtin_kind;
+typedef struct builtin {
+  builtin_kind kind;
+  char name[32];   /* the OpenCL name, e.g. "exp", "atomic_add" */
+  char arg0;       /* Itanium code of the first parameter's scalar type: 'i', 'j', 'f', ... */
+} builtin;
+builtin builtin_of_call(LLVMValueRef call);
+
+/* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
+#include "kernel.h"
+/* A lowered kernel: `info` is complete but for the two function pointers, which the JIT fills
+ * from the named functions. The arrays and strings in info are malloc'd: kernel_info_free. */
+typedef struct lowered_kernel {
+  weft_compiled_kernel info;
+  char *run_name, *setargs_name;
+} lowered_kernel;
+/* Lowers kernel `fn` into new functions of its module. On an unsupported construct returns
+ * WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not support ...". */
+weft_status lower_kernel(LLVMValueRef fn, unsigned W, unsigned G, int avx512,
+                         lowered_kernel *out, char **err);
+void kernel_info_free(lowered_kernel *k);
+
+/* --- jit.c: O3 for the host and ORC LLJIT --- */
+#include <llvm-c/Orc.h>
+typedef struct weft_jit weft_jit;
+int jit_host_has_avx512(void);
+weft_status jit_create(weft_jit **out, char **err);
+void jit_release(weft_jit *j);
+weft_status jit_optimize(weft_jit *j, LLVMModuleRef m, char **err);
+/* Takes ownership of m; the tracker frees the code again (jit_remove). */
+weft_status jit_add(weft_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m,
+                    LLVMOrcResourceTrackerRef *tracker, char **err);
+weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
+void jit_remove(LLVMOrcResourceTrackerRef tracker);
 
 #endif

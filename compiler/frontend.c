@@ -26,7 +26,7 @@ extern char **environ;
                   "keep-loops;no-switch-to-lookup;bonus-inst-threshold=0>"
 static const char canonical_pipeline[] =
     "always-inline,globaldce,function(sroa,early-cse," CANON_CFG ",instcombine<no-verify-fixpoint>,"
-    "gvn," CANON_CFG ",loop-mssa(licm),instcombine<no-verify-fixpoint>," CANON_CFG ",adce)";
+    "gvn," CANON_CFG ",loop-mssa(licm),instcombine<no-verify-fixpoint>," CANON_CFG ",jump-threading,loop-rotate," CANON_CFG ",adce)";
 
 int frontend_is_kernel(LLVMValueRef fn) {
   return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == 76; /* spir_kernel */
@@ -78,8 +78,8 @@ static char *run_clang(const char *path, int in_fd, const char *options, size_t 
   char *argv[64] = {(char *)clang_path(), "-x", "cl", "-cl-std=CL1.2",
                     "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
                     "-O0", "-Xclang", "-disable-O0-optnone", "-gline-tables-only",
-                    "-fno-color-diagnostics", "-emit-llvm", "-c", "-o", "-"};
-  int argc = add_user_options(argv, 17, 60, opts);
+                    "-fno-color-diagnostics", "-cl-kernel-arg-info", "-emit-llvm", "-c", "-o", "-"};
+  int argc = add_user_options(argv, 18, 60, opts);
   argv[argc++] = in_fd >= 0 ? "-" : (char *)path;
   argv[argc] = NULL;
 

@@ -7,7 +7,7 @@
 #include "driver.h"
 
 static const char usage[] =
-    "usage: weft cfg FILE.cl [-k KERNEL] [--dot | --json] [--build-options OPTS]\n"
+    "usage: weft cfg FILE.cl [-k KERNEL] [--dot | --json] [--divergence] [--build-options OPTS]\n"
     "\n"
     "Compiles FILE.cl and prints, for each kernel (or only KERNEL), its basic blocks in PC order\n"
     "(reverse post-order, closest to source order) with their source line range, their successors\n"
@@ -20,11 +20,15 @@ static const char usage[] =
     "                         {\"kernel\", \"blocks\": [{\"pc\", \"first_line\", \"last_line\",\n"
     "                          \"succs\", \"ipdom\"}]}; ipdom is null for non-branches and for\n"
     "                         the virtual exit\n"
+    "  --divergence           also print the divergence analysis: every value uniform,\n"
+    "                         lane-affine (with its per-lane stride) or varying, and the\n"
+    "                         branches that can split a warp\n"
     "  --build-options OPTS   extra clang options, such as \"-DN=4\"\n";
 
 typedef struct cfg_opts {
   const char *file, *kernel, *build_options;
   enum { TEXT, DOT, JSON } format;
+  int divergence;
 } cfg_opts;
 
 static int parse(int argc, char **argv, cfg_opts *o) {
@@ -33,6 +37,7 @@ static int parse(int argc, char **argv, cfg_opts *o) {
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return fputs(usage, stdout), 0;
     else if (!strcmp(a, "--dot")) o->format = DOT;
     else if (!strcmp(a, "--json")) o->format = JSON;
+    else if (!strcmp(a, "--divergence")) o->divergence = 1;
     else if ((!strcmp(a, "-k") || !strcmp(a, "--build-options")) && i + 1 < argc)
       *(a[1] == 'k' ? &o->kernel : &o->build_options) = argv[++i];
     else if (a[0] == '-' && a[1]) return fail(2, "cfg: unknown option '%s'\n%s", a, usage);
@@ -47,11 +52,13 @@ static void print_kernel(LLVMValueRef fn, const cfg_opts *o) {
   size_t len;
   const char *name = LLVMGetValueName2(fn, &len);
   weft_arena *a = arena_create();
+  barrier_split(fn); /* weft schedules these blocks: a barrier ends its block */
   cfg *g = cfg_build(a, fn);
   postdom_compute(a, g);
   if (o->format == DOT) cfg_print_dot(stdout, g, name);
   else if (o->format == JSON) cfg_print_json(stdout, g, name);
   else cfg_print_text(stdout, g, name);
+  if (o->divergence) divergence_print(stdout, g, divergence_compute(a, g));
   arena_release(a);
 }
 

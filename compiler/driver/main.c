@@ -11,9 +11,14 @@ static const char usage[] =
     "weft compiles OpenCL C kernels and runs them on x86 CPUs with GPU (SIMT) semantics.\n"
     "\n"
     "commands:\n"
-    "  cfg FILE.cl [-k KERNEL] [--dot|--json]\n"
+    "  cfg FILE.cl [-k KERNEL] [--dot|--json] [--divergence]\n"
     "      show each kernel's control-flow graph: blocks in PC order with their source lines,\n"
     "      successors, and the immediate post-dominator (reconvergence point) of every branch\n"
+    "  run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]... [--out I=PATH]...\n"
+    "      [--policy stack] [--warp W] [--lanes G] [--threads N] [--repeat N] [--stats]\n"
+    "      [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
+    "      run a kernel over an NDRange as warps, with its arguments from the command line\n"
+    "      or from the file's `// weft-run:` line; write output buffers and stats\n"
     "\n"
     "Run `weft COMMAND --help` for a command's options.\n";
 
@@ -33,5 +38,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
     return fputs(usage, stdout), 0;
   if (!strcmp(cmd, "cfg")) return cmd_cfg(argc - 1, argv + 1);
+  if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
   return fail(2, "unknown command '%s' (try `weft --help`)", cmd);
 }

@@ -1,0 +1,236 @@
+/* weft_bench: weft against plain C in one process, as ratios of medians.
+ *
+ *   weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]
+ *
+ * Baselines are the same per-item algorithms as plain C (bench/baselines.c, clang-19 -O3
+ * -march=native -ffp-contract=off), split over the same number of threads. Each workload is run
+ * once to warm up, then --runs times each way; the table shows the medians. weft's outputs are
+ * compared with the baseline's, so a fast wrong answer shows up as a mismatch. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "weft.h"
+
+void base_mandelbrot_rows(uint32_t *out, int width, int height, int max_iter, int y0, int y1);
+void base_vector_add(const float *a, const float *b, float *c, size_t begin, size_t end);
+
+typedef struct bench_opts {
+  unsigned threads, runs, warp, lanes;
+  const char *policy;
+} bench_opts;
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- baselines on T threads ---- */
+
+typedef struct slice {
+  void (*fn)(const struct slice *);
+  void *out;
+  const void *a, *b;
+  size_t begin, end;
+  int width, height, iters;
+} slice;
+
+static void *slice_main(void *p) {
+  const slice *s = p;
+  s->fn(s);
+  return NULL;
+}
+
+static void run_slices(slice *s, unsigned n) {
+  pthread_t t[256];
+  for (unsigned i = 1; i < n; i++) pthread_create(&t[i], NULL, slice_main, &s[i]);
+  slice_main(&s[0]);
+  for (unsigned i = 1; i < n; i++) pthread_join(t[i], NULL);
+}
+
+static void mandel_slice(const slice *s) {
+  base_mandelbrot_rows(s->out, s->width, s->height, s->iters, (int)s->begin, (int)s->end);
+}
+
+static void vadd_slice(const slice *s) { base_vector_add(s->a, s->b, s->out, s->begin, s->end); }
+
+/* Splits [0, n) into T slices; rows of mandelbrot interleave so both threads get the same work. */
+static double time_baseline(void (*fn)(const slice *), slice proto, size_t n, unsigned threads) {
+  slice s[256];
+  for (unsigned i = 0; i < threads; i++) {
+    s[i] = proto, s[i].fn = fn;
+    s[i].begin = n * i / threads, s[i].end = n * (i + 1) / threads;
+  }
+  double t0 = now_ms();
+  run_slices(s, threads);
+  return now_ms() - t0;
+}
+
+/* ---- weft ---- */
+
+typedef struct weft_job {
+  weft_kernel *k;
+  weft_ndrange range;
+  weft_arg args[8];
+  unsigned nargs;
+  weft_stats stats;
+} weft_job;
+
+static weft_kernel *load(weft_context *ctx, const char *file, const char *name, weft_program **p) {
+  if (weft_program_build_file(ctx, file, NULL, p)) {
+    fprintf(stderr, "weft_bench: %s: %s\n", file, weft_last_error(ctx));
+    exit(1);
+  }
+  weft_kernel *k;
+  if (weft_kernel_create(*p, name, &k)) exit((fprintf(stderr, "weft_bench: no kernel %s\n", name), 1));
+  return k;
+}
+
+static double time_weft(weft_context *ctx, weft_job *j) {
+  double t0 = now_ms();
+  if (weft_kernel_launch(j->k, &j->range, j->nargs, j->args, &j->stats)) {
+    fprintf(stderr, "weft_bench: launch failed: %s\n", weft_last_error(ctx));
+    exit(1);
+  }
+  return now_ms() - t0;
+}
+
+typedef struct result {
+  double base, weft;
+} result;
+
+/* Runs baseline and weft alternately, runs times each after one warm-up of each. */
+static result compare(weft_context *ctx, weft_job *j, void (*fn)(const slice *), slice proto,
+                      size_t n, const bench_opts *o) {
+  double *b = calloc(o->runs, sizeof *b), *w = calloc(o->runs, sizeof *w);
+  time_baseline(fn, proto, n, o->threads), time_weft(ctx, j);
+  for (unsigned r = 0; r < o->runs; r++) {
+    b[r] = time_baseline(fn, proto, n, o->threads);
+    w[r] = time_weft(ctx, j);
+  }
+  result res = {median(b, o->runs), median(w, o->runs)};
+  free(b), free(w);
+  return res;
+}
+
+static void row(const char *name, result r, const char *extra) {
+  printf("%-28s %10.2f %10.2f %8.2fx  %s\n", name, r.base, r.weft, r.base / r.weft, extra);
+}
+
+static void bench_mandelbrot(weft_context *ctx, const bench_opts *o) {
+  enum { W = 1024, H = 768, ITERS = 256 };
+  weft_program *p;
+  weft_job j = {.k = load(ctx, WEFT_SAMPLES "/mandelbrot.cl", "mandelbrot", &p),
+                .range = {2, {W, H, 1}, {32, 8, 1}}, .nargs = 4};
+  uint32_t *out = calloc(W * H, 4), *ref = calloc(W * H, 4);
+  int w = W, h = H, it = ITERS;
+  j.args[0] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_U32, W * H * 4, out};
+  j.args[1] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &w};
+  j.args[2] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &h};
+  j.args[3] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &it};
+  slice proto = {.out = ref, .width = W, .height = H, .iters = ITERS};
+  result r = compare(ctx, &j, mandel_slice, proto, H, o);
+  size_t bad = 0;
+  for (size_t i = 0; i < (size_t)W * H; i++) bad += out[i] != ref[i];
+  char extra[128];
+  snprintf(extra, sizeof extra, "simd_eff %.3f, policy_calls %llu, mismatches %zu",
+           j.stats.simd_efficiency, (unsigned long long)j.stats.policy_calls, bad);
+  row("mandelbrot 1024x768x256", r, extra);
+  free(out), free(ref);
+  weft_kernel_release(j.k), weft_program_release(p);
+}
+
+static void bench_vector_add(weft_context *ctx, const bench_opts *o) {
+  enum { N = 16 << 20 };
+  weft_program *p;
+  weft_job j = {.k = load(ctx, WEFT_SAMPLES "/vector_add.cl", "vector_add", &p),
+                .range = {1, {N, 1, 1}, {256, 1, 1}}, .nargs = 3};
+  float *a = malloc(N * 4), *b = malloc(N * 4), *c = calloc(N, 4), *ref = calloc(N, 4);
+  for (size_t i = 0; i < N; i++) a[i] = (float)(i % 1000), b[i] = (float)(i % 7) * 0.5f;
+  j.args[0] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, a};
+  j.args[1] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, b};
+  j.args[2] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, c};
+  slice proto = {.out = ref, .a = a, .b = b};
+  result r = compare(ctx, &j, vadd_slice, proto, N, o);
+  size_t bad = 0;
+  for (size_t i = 0; i < N; i++) bad += c[i] != ref[i];
+  char extra[128];
+  snprintf(extra, sizeof extra, "policy_calls %llu, mismatches %zu",
+           (unsigned long long)j.stats.policy_calls, bad);
+  row("vector add 16M floats", r, extra);
+  free(a), free(b), free(c), free(ref);
+  weft_kernel_release(j.k), weft_program_release(p);
+}
+
+/* First launch of a 50-line kernel (clang, lowering, JIT, launch) and what a repeated launch
+ * of it adds over the kernel's own run time, measured on a one-warp NDRange. */
+static void bench_launch(weft_context *ctx, const bench_opts *o) {
+  enum { N = 256 };
+  float pts[N * 4], out[N], light[4] = {1, 2, 3, 0};
+  int hits = 0, steps = 4;
+  for (int i = 0; i < N * 4; i++) pts[i] = (float)i / N;
+  double t0 = now_ms();
+  weft_program *p;
+  weft_job j = {.k = load(ctx, WEFT_SAMPLES "/../bench/k50.cl", "k50", &p), .nargs = 6};
+  unsigned W = weft_context_options(ctx).warp;
+  j.range = (weft_ndrange){1, {W, 1, 1}, {W, 1, 1}};
+  j.args[0] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, sizeof pts, pts};
+  j.args[1] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, sizeof out, out};
+  j.args[2] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_I32, sizeof hits, &hits};
+  j.args[3] = (weft_arg){WEFT_ARG_LOCAL, WEFT_F32, W * 4, NULL};
+  j.args[4] = (weft_arg){WEFT_ARG_VALUE, WEFT_F32, 16, light};
+  j.args[5] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &steps};
+  time_weft(ctx, &j);
+  double first = now_ms() - t0;
+  double *t = calloc(o->runs * 10, sizeof *t);
+  for (unsigned r = 0; r < o->runs * 10; r++) t[r] = time_weft(ctx, &j);
+  printf("%-28s %10s %10.2f ms  (clang + lowering + JIT + launch)\n", "first launch, 50-line kernel", "", first);
+  printf("%-28s %10s %10.3f ms  (one warp: launch overhead + a tiny run)\n", "repeated launch", "", median(t, o->runs * 10));
+  free(t);
+  weft_kernel_release(j.k), weft_program_release(p);
+}
+
+static int parse(int argc, char **argv, bench_opts *o) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--threads")) o->threads = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--runs")) o->runs = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--warp")) o->warp = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--lanes")) o->lanes = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--policy")) o->policy = argv[i + 1];
+    else return 0;
+  }
+  return (argc % 2) && o->threads >= 1 && o->threads <= 256 && o->runs >= 1;
+}
+
+int main(int argc, char **argv) {
+  bench_opts o = {2, 7, 0, 0, "stack"};
+  if (!parse(argc, argv, &o)) {
+    fprintf(stderr, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]\n");
+    return 2;
+  }
+  weft_context *ctx;
+  weft_options wo = {o.threads, o.policy, o.warp, o.lanes};
+  if (weft_context_create(&wo, &ctx)) return fprintf(stderr, "weft_bench: bad options\n"), 2;
+  weft_options r = weft_context_options(ctx);
+  printf("weft_bench: %u threads, W=%u, G=%u, policy %s, median of %u runs\n\n", r.threads,
+         r.warp, r.lanes, r.policy, o.runs);
+  printf("%-28s %10s %10s %9s\n", "workload", "plain C ms", "weft ms", "speedup");
+  bench_mandelbrot(ctx, &o);
+  bench_vector_add(ctx, &o);
+  bench_launch(ctx, &o);
+  weft_context_release(ctx);
+  return 0;
+}

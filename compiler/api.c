@@ -1,0 +1,324 @@
+/* The public host API (include/weft.h): contexts, programs and kernels. A program is built in
+ * one go: clang-19, then every kernel is lowered for the context's W and G, optimised and
+ * JIT-compiled; launching hands the compiled kernel to the runtime. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "runtime.h"
+
+struct weft_context {
+  weft_options opts; /* resolved: no 0 or NULL */
+  char policy[32];
+  weft_runtime *rt;
+  weft_jit *jit;
+  int avx512;
+  unsigned programs_built; /* names each program's symbols apart in the one JIT */
+  weft_program *cache;     /* built programs, for builds of the same source again */
+  char *error;
+};
+
+/* A built program is shared: building the same source with the same options in the same
+ * context (so the same W and G) again returns it with one more reference. */
+struct weft_program {
+  weft_context *ctx;
+  unsigned refs;
+  char *key; /* path, options and source text */
+  weft_program *next;
+  char *log;
+  unsigned nkernels;
+  lowered_kernel *kernels;
+  LLVMOrcResourceTrackerRef code;
+};
+
+struct weft_kernel {
+  weft_program *program;
+  const weft_compiled_kernel *k;
+};
+
+static weft_status set_error(weft_context *ctx, weft_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  free(ctx->error);
+  if (vasprintf(&ctx->error, fmt, ap) < 0) ctx->error = NULL;
+  va_end(ap);
+  return st;
+}
+
+/* Takes ownership of msg. */
+static weft_status set_error_msg(weft_context *ctx, weft_status st, char *msg) {
+  free(ctx->error);
+  ctx->error = msg;
+  return st;
+}
+
+const char *weft_last_error(const weft_context *ctx) {
+  return ctx && ctx->error ? ctx->error : "";
+}
+
+static int valid_width(unsigned w) { return w == 4 || w == 8 || w == 16 || w == 32 || w == 64; }
+
+static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
+  if (!o->threads) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus > 0 ? (unsigned)cpus : 1;
+  }
+  if (o->threads > 1024) return snprintf(why, n, "threads must be 1..1024, not %u", o->threads), WEFT_ERROR_INVALID_VALUE;
+  if (!o->warp) o->warp = 32;
+  if (!valid_width(o->warp)) return snprintf(why, n, "warp width W must be 4, 8, 16, 32 or 64, not %u", o->warp), WEFT_ERROR_INVALID_VALUE;
+  if (!o->lanes) o->lanes = avx512 ? 16 : 8;
+  if (o->lanes > o->warp && !o->lanes) o->lanes = o->warp;
+  if (o->lanes > o->warp) o->lanes = o->warp;
+  if (o->lanes != 4 && o->lanes != 8 && o->lanes != 16)
+    return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes), WEFT_ERROR_INVALID_VALUE;
+  if (!o->policy) o->policy = "stack";
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_context_create(const weft_options *options, weft_context **out) {
+  if (!out) return WEFT_ERROR_INVALID_VALUE;
+  *out = NULL;
+  weft_options o = options ? *options : (weft_options){0};
+  char why[128];
+  int avx512 = jit_host_has_avx512();
+  if (options && options->lanes && options->warp && options->lanes > options->warp)
+    return WEFT_ERROR_INVALID_VALUE; /* G must divide W */
+  weft_status st = resolve(&o, avx512, why, sizeof why);
+  if (st) return st;
+  if (!policy_find(o.policy)) return WEFT_ERROR_INVALID_VALUE;
+  weft_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return WEFT_ERROR_OUT_OF_MEMORY;
+  ctx->avx512 = avx512;
+  snprintf(ctx->policy, sizeof ctx->policy, "%s", o.policy);
+  o.policy = ctx->policy;
+  ctx->opts = o;
+  char *err = NULL;
+  if ((st = runtime_create(&o, &ctx->rt)) || (st = jit_create(&ctx->jit, &err))) {
+    free(err);
+    weft_context_release(ctx);
+    return st;
+  }
+  *out = ctx;
+  return WEFT_SUCCESS;
+}
+
+void weft_context_release(weft_context *ctx) {
+  if (!ctx) return;
+  jit_release(ctx->jit);
+  runtime_release(ctx->rt);
+  free(ctx->error);
+  free(ctx);
+}
+
+weft_status weft_context_set_policy(weft_context *ctx, const char *policy) {
+  if (!ctx) return WEFT_ERROR_INVALID_VALUE;
+  if (!policy || !policy_find(policy)) {
+    char names[128];
+    policy_names(names, sizeof names);
+    return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (policies: %s)", policy ? policy : "(null)", names);
+  }
+  snprintf(ctx->policy, sizeof ctx->policy, "%s", policy);
+  return WEFT_SUCCESS;
+}
+
+weft_options weft_context_options(const weft_context *ctx) {
+  weft_options o = ctx->opts;
+  o.policy = ctx->policy;
+  return o;
+}
+
+/* ---- programs ---- */
+
+void weft_program_release(weft_program *p) {
+  if (!p || --p->refs > 0) return;
+  for (weft_program **at = &p->ctx->cache; *at; at = &(*at)->next)
+    if (*at == p) {
+      *at = p->next;
+      break;
+    }
+  free(p->key);
+  jit_remove(p->code);
+  for (unsigned i = 0; i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);
+  free(p->kernels);
+  free(p->log);
+  free(p);
+}
+
+static void rename_fn(LLVMModuleRef m, char **name, unsigned id) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, *name);
+  char *n;
+  if (asprintf(&n, "__weft_p%u%s", id, *name + 6) < 0) return;
+  LLVMSetValueName2(f, n, strlen(n));
+  free(*name);
+  *name = n;
+}
+
+/* Lowers every kernel of m, then leaves only the generated functions in it. */
+static weft_status lower_all(weft_context *ctx, weft_program *p, LLVMModuleRef m, char **err) {
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f)) p->nkernels++;
+  p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
+  unsigned i = 0, id = ctx->programs_built++;
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
+    weft_status st = lower_kernel(f, ctx->opts.warp, ctx->opts.lanes, ctx->avx512, &p->kernels[i], err);
+    if (st) return st;
+    rename_fn(m, &p->kernels[i].run_name, id);
+    rename_fn(m, &p->kernels[i].setargs_name, id);
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    size_t len;
+    if (!LLVMIsDeclaration(f) && strncmp(LLVMGetValueName2(f, &len), "__weft_", 7)) LLVMDeleteFunction(f);
+  }
+  return WEFT_SUCCESS;
+}
+
+static weft_status link_kernels(weft_context *ctx, weft_program *p, char **err) {
+  for (unsigned i = 0; i < p->nkernels; i++) {
+    void *run, *setargs;
+    weft_status st = jit_lookup(ctx->jit, p->kernels[i].run_name, &run, err);
+    if (!st) st = jit_lookup(ctx->jit, p->kernels[i].setargs_name, &setargs, err);
+    if (st) return st;
+    p->kernels[i].info.run = (weft_warp_fn)run;
+    p->kernels[i].info.setargs = (void (*)(void))setargs;
+  }
+  return WEFT_SUCCESS;
+}
+
+/* WEFT_DEBUG=lowered,optimized prints the generated module before and after O3 to stderr. */
+static void debug_dump(const char *stage, LLVMModuleRef m) {
+  const char *want = getenv("WEFT_DEBUG");
+  if (!want || !strstr(want, stage)) return;
+  char *text = LLVMPrintModuleToString(m);
+  fprintf(stderr, "; ---- weft: module %s ----\n%s", stage, text);
+  LLVMDisposeMessage(text);
+}
+
+/* The cache key: what the build depends on besides the context. NULL when the file cannot be
+ * read; the front end then reports why. */
+static char *cache_key(const char *path, const char *source, const char *opts) {
+  char *text = NULL, *key = NULL;
+  size_t len = 0;
+  if (!source) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    FILE *m = open_memstream(&text, &len);
+    char buf[65536];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) fwrite(buf, 1, n, m);
+    fclose(f), fclose(m);
+  }
+  opts = opts ? opts : "";
+  if (asprintf(&key, "%zu:%s%zu:%s%s", strlen(path), path, strlen(opts), opts, source ? source : text) < 0)
+    key = NULL;
+  free(text);
+  return key;
+}
+
+static weft_program *cache_find(weft_context *ctx, const char *key) {
+  for (weft_program *p = ctx->cache; p && key; p = p->next)
+    if (!strcmp(p->key, key)) return p;
+  return NULL;
+}
+
+static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
+  if (!ctx || !path || !out) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name") : WEFT_ERROR_INVALID_VALUE;
+  *out = NULL;
+  char *key = cache_key(path, source, opts);
+  weft_program *cached = cache_find(ctx, key);
+  if (cached) {
+    free(key);
+    cached->refs++;
+    *out = cached;
+    return set_error(ctx, WEFT_SUCCESS, "%s", "");
+  }
+  weft_program *p = calloc(1, sizeof *p);
+  if (!p) return free(key), WEFT_ERROR_OUT_OF_MEMORY;
+  p->ctx = ctx, p->refs = 1;
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+  frontend_result fr;
+  char *err = NULL;
+  weft_status st = frontend_compile(LLVMOrcThreadSafeContextGetContext(tsc), path, source, opts, &fr);
+  if (st) {
+    err = fr.log ? fr.log : strdup("weft: the front end failed");
+    goto fail;
+  }
+  p->log = fr.log ? fr.log : strdup("");
+  st = lower_all(ctx, p, fr.module, &err);
+  debug_dump("lowered", fr.module);
+  if (st || (st = jit_optimize(ctx->jit, fr.module, &err))) {
+    LLVMDisposeModule(fr.module);
+    goto fail;
+  }
+  debug_dump("optimized", fr.module);
+  st = jit_add(ctx->jit, tsc, fr.module, &p->code, &err);
+  if (!st) st = link_kernels(ctx, p, &err);
+  if (st) goto fail;
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  if (key) p->key = key, p->next = ctx->cache, ctx->cache = p;
+  *out = p;
+  return set_error(ctx, WEFT_SUCCESS, "%s", "");
+fail:
+  free(key);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  weft_program_release(p);
+  return set_error_msg(ctx, st, err ? err : strdup("weft: build failed"));
+}
+
+weft_status weft_program_build_file(weft_context *ctx, const char *path, const char *build_options, weft_program **out) {
+  return build(ctx, path, NULL, build_options, out);
+}
+
+weft_status weft_program_build_source(weft_context *ctx, const char *name, const char *source,
+                                      const char *build_options, weft_program **out) {
+  if (!source) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no source") : WEFT_ERROR_INVALID_VALUE;
+  return build(ctx, name ? name : "<source>", source, build_options, out);
+}
+
+const char *weft_program_build_log(const weft_program *p) { return p && p->log ? p->log : ""; }
+
+const char *weft_program_kernel_name(const weft_program *p, unsigned index) {
+  return p && index < p->nkernels ? p->kernels[index].info.name : NULL;
+}
+
+/* ---- kernels ---- */
+
+weft_status weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
+  if (!p || !out) return WEFT_ERROR_INVALID_VALUE;
+  *out = NULL;
+  for (unsigned i = 0; i < p->nkernels; i++)
+    if (name && !strcmp(p->kernels[i].info.name, name)) {
+      weft_kernel *k = calloc(1, sizeof *k);
+      if (!k) return WEFT_ERROR_OUT_OF_MEMORY;
+      k->program = p, k->k = &p->kernels[i].info;
+      *out = k;
+      return WEFT_SUCCESS;
+    }
+  char names[256] = "";
+  for (unsigned i = 0; i < p->nkernels; i++)
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", p->kernels[i].info.name);
+  return set_error(p->ctx, WEFT_ERROR_KERNEL_NOT_FOUND, "no kernel named '%s' (kernels: %s)",
+                   name ? name : "(null)", p->nkernels ? names : "none");
+}
+
+void weft_kernel_release(weft_kernel *k) { free(k); }
+
+const char *weft_kernel_name(const weft_kernel *k) { return k ? k->k->name : NULL; }
+
+unsigned weft_kernel_num_args(const weft_kernel *k) { return k ? k->k->nparams : 0; }
+
+weft_status weft_kernel_arg_info(const weft_kernel *k, unsigned index, weft_arg_info *info) {
+  if (!k || !info || index >= k->k->nparams) return WEFT_ERROR_INVALID_VALUE;
+  const weft_param *p = &k->k->params[index];
+  *info = (weft_arg_info){p->name, p->type_name, p->kind, p->type, p->vector_width, p->size};
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
+                               const weft_arg *args, weft_stats *stats) {
+  if (!k) return WEFT_ERROR_INVALID_VALUE;
+  weft_context *ctx = k->program->ctx;
+  char err[512] = "";
+  weft_status st = runtime_launch(ctx->rt, k->k, ctx->policy, range, nargs, args, stats, err, sizeof err);
+  return set_error(ctx, st, "%s", st ? err : "");
+}

@@ -1,0 +1,331 @@
+/* A kernel's interface to the runtime: its parameters (from clang's kernel_arg_* metadata), the
+ * argument block they are stored in, the argument setter that libffi calls once per launch,
+ * and the warp function's entry and exit around the blocks that lower.c emits. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+/* ---- parameters ---- */
+
+static LLVMValueRef md_operand(LLVMValueRef fn, const char *kind, unsigned i) {
+  LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+  unsigned id = LLVMGetMDKindIDInContext(c, kind, (unsigned)strlen(kind));
+  size_t n;
+  LLVMValueMetadataEntry *md = LLVMGlobalCopyAllMetadata(fn, &n);
+  LLVMValueRef r = NULL;
+  for (size_t k = 0; k < n && !r; k++) {
+    if (LLVMValueMetadataEntriesGetKind(md, (unsigned)k) != id) continue;
+    LLVMValueRef node = LLVMMetadataAsValue(c, LLVMValueMetadataEntriesGetMetadata(md, (unsigned)k));
+    if (i < LLVMGetMDNodeNumOperands(node)) {
+      LLVMValueRef *ops = calloc(LLVMGetMDNodeNumOperands(node), sizeof *ops);
+      LLVMGetMDNodeOperands(node, ops);
+      r = ops[i];
+      free(ops);
+    }
+  }
+  if (md) LLVMDisposeValueMetadataEntries(md);
+  return r;
+}
+
+static char *md_string(LLVMValueRef fn, const char *kind, unsigned i) {
+  LLVMValueRef v = md_operand(fn, kind, i);
+  unsigned len = 0;
+  const char *s = v ? LLVMGetMDString(v, &len) : NULL;
+  return s ? strndup(s, len) : strdup("?");
+}
+
+typedef struct type_name {
+  const char *name;
+  weft_type type;
+} type_name;
+
+static const type_name scalar_names[] = {
+    {"unsigned char", WEFT_U8}, {"uchar", WEFT_U8}, {"char", WEFT_I8},
+    {"unsigned short", WEFT_U16}, {"ushort", WEFT_U16}, {"short", WEFT_I16},
+    {"unsigned int", WEFT_U32}, {"uint", WEFT_U32}, {"int", WEFT_I32},
+    {"unsigned long", WEFT_U64}, {"ulong", WEFT_U64}, {"size_t", WEFT_U64}, {"long", WEFT_I64},
+    {"float", WEFT_F32}, {"double", WEFT_F64}, {"bool", WEFT_U8}};
+
+/* "const float4*" -> F32, width 4. */
+static weft_type parse_type_name(const char *tn, unsigned *width) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", tn);
+  char *p = buf;
+  for (const char *q; (q = strstr(p, "const ")) == p || (q = strstr(p, "volatile ")) == p;)
+    p += strchr(p, ' ') - p + 1;
+  char *star = strchr(p, '*');
+  if (star) *star = 0;
+  for (size_t n = strlen(p); n && p[n - 1] == ' '; n--) p[n - 1] = 0;
+  *width = 1;
+  for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++) {
+    size_t n = strlen(scalar_names[i].name);
+    if (strncmp(p, scalar_names[i].name, n)) continue;
+    if (p[n] && (p[n] < '0' || p[n] > '9')) continue;
+    if (p[n]) *width = (unsigned)atoi(p + n);
+    return scalar_names[i].type;
+  }
+  return WEFT_OTHER;
+}
+
+static weft_arg_kind param_kind(LLVMValueRef fn, unsigned i, LLVMValueRef param) {
+  LLVMValueRef as = md_operand(fn, "kernel_arg_addr_space", i);
+  unsigned space = as ? (unsigned)LLVMConstIntGetZExtValue(as) : 0;
+  if (LLVMGetTypeKind(LLVMTypeOf(param)) != LLVMPointerTypeKind) return WEFT_ARG_VALUE;
+  return space == 3 ? WEFT_ARG_LOCAL : space == 2 ? WEFT_ARG_CONSTANT : WEFT_ARG_GLOBAL;
+}
+
+/* Fills the parameter table and lays out the argument block. */
+static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_compiled_kernel *k, char **err) {
+  k->nparams = LLVMCountParams(fn);
+  weft_param *ps = calloc(k->nparams ? k->nparams : 1, sizeof *ps);
+  size_t off = 0;
+  for (unsigned i = 0; i < k->nparams; i++) {
+    weft_param *p = &ps[i];
+    LLVMValueRef param = LLVMGetParam(fn, i);
+    LLVMTypeRef t = LLVMTypeOf(param);
+    p->name = md_string(fn, "kernel_arg_name", i);
+    p->type_name = md_string(fn, "kernel_arg_type", i);
+    p->kind = param_kind(fn, i, param);
+    p->type = parse_type_name(p->type_name, &p->vector_width);
+    if (p->kind == WEFT_ARG_VALUE) {
+      p->size = LLVMABISizeOfType(td, t);
+      if (LLVMGetTypeKind(t) == LLVMStructTypeKind || LLVMGetTypeKind(t) == LLVMArrayTypeKind || p->type == WEFT_OTHER) {
+        k->params = ps;
+        if (asprintf(err, "kernel %s: parameter '%s' of type %s: weft supports scalar and vector "
+                     "parameters and pointers only", k->name, p->name, p->type_name) < 0) *err = NULL;
+        return WEFT_ERROR_UNSUPPORTED;
+      }
+    } else {
+      static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 1};
+      p->size = sizes[p->type] * p->vector_width;
+    }
+    size_t slot = p->kind == WEFT_ARG_VALUE ? LLVMABISizeOfType(td, t) : 8;
+    size_t align = slot >= 64 ? 64 : slot >= 32 ? 32 : slot >= 16 ? 16 : 8;
+    off = (off + align - 1) & ~(align - 1);
+    p->offset = off;
+    off += slot;
+  }
+  k->params = ps;
+  k->args_size = off ? off : 8;
+  return WEFT_SUCCESS;
+}
+
+void kernel_info_free(lowered_kernel *lk) {
+  weft_compiled_kernel *k = &lk->info;
+  for (unsigned i = 0; k->params && i < k->nparams; i++)
+    free((char *)k->params[i].name), free((char *)k->params[i].type_name);
+  free((void *)k->params);
+  free((void *)k->ipdom), free((void *)k->first_line), free((void *)k->last_line);
+  free((void *)k->ninstr), free((char *)k->name);
+  free(lk->run_name), free(lk->setargs_name);
+  memset(lk, 0, sizeof *lk);
+}
+
+/* ---- the argument setter: void setargs(ptr block, params...) ---- */
+
+static LLVMTypeRef ffi_param_type(LLVMContextRef c, const weft_param *p, LLVMTypeRef t) {
+  if (p->kind == WEFT_ARG_LOCAL) return LLVMInt64TypeInContext(c);
+  if (p->kind != WEFT_ARG_VALUE || LLVMGetTypeKind(t) == LLVMVectorTypeKind) return LLVMPointerTypeInContext(c, 0);
+  return t;
+}
+
+static void build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const char *name) {
+  LLVMModuleRef m = LLVMGetGlobalParent(fn);
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef *pt = calloc(k->nparams + 1, sizeof *pt);
+  pt[0] = LLVMPointerTypeInContext(c, 0);
+  for (unsigned i = 0; i < k->nparams; i++)
+    pt[i + 1] = ffi_param_type(c, &k->params[i], LLVMTypeOf(LLVMGetParam(fn, i)));
+  LLVMValueRef f = LLVMAddFunction(m, name, LLVMFunctionType(LLVMVoidTypeInContext(c), pt, k->nparams + 1, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, ""));
+  for (unsigned i = 0; i < k->nparams; i++) {
+    LLVMValueRef v = LLVMGetParam(f, i + 1), off = LLVMConstInt(LLVMInt64TypeInContext(c), k->params[i].offset, 0);
+    LLVMTypeRef kt = LLVMTypeOf(LLVMGetParam(fn, i));
+    if (k->params[i].kind == WEFT_ARG_VALUE && LLVMGetTypeKind(kt) == LLVMVectorTypeKind) {
+      v = LLVMBuildLoad2(b, kt, v, "");
+      LLVMSetAlignment(v, 1);
+    }
+    LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), LLVMGetParam(f, 0), &off, 1, "");
+    LLVMSetAlignment(LLVMBuildStore(b, v, dst), 8);
+  }
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  free(pt);
+}
+
+/* ---- the warp function's entry and exit ---- */
+
+static LLVMValueRef load_at(lower *L, LLVMValueRef base, size_t off, LLVMTypeRef t) {
+  LLVMValueRef o = lw_const_i64(L, off);
+  return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""), "");
+}
+
+static void map_params(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
+  for (unsigned i = 0; i < k->nparams; i++) {
+    LLVMValueRef p = LLVMGetParam(kfn, i), v;
+    LLVMTypeRef t = LLVMTypeOf(p);
+    if (k->params[i].kind == WEFT_ARG_LOCAL) {
+      LLVMValueRef off = load_at(L, L->args, k->params[i].offset, LLVMInt64TypeInContext(L->c));
+      v = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->local_mem, &off, 1, "");
+      v = LLVMBuildAddrSpaceCast(L->b, v, t, "");
+    } else {
+      v = load_at(L, L->args, k->params[i].offset, t);
+      LLVMSetAlignment(v, 8);
+    }
+    (void)ptr;
+    ptrmap_put(L->a, &L->uniforms, p, v);
+  }
+}
+
+/* The kernel's own __local arrays become offsets in the work-group's local memory. */
+static void map_static_locals(lower *L) {
+  for (LLVMValueRef gv = LLVMGetFirstGlobal(L->m); gv; gv = LLVMGetNextGlobal(gv)) {
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(gv)) != 3) continue;
+    LLVMTypeRef t = LLVMGlobalGetValueType(gv);
+    size_t off = (L->static_local_size + 63) & ~(size_t)63;
+    L->static_local_size = off + LLVMABISizeOfType(L->td, t);
+    LLVMValueRef o = lw_const_i64(L, off);
+    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->local_mem, &o, 1, "");
+    ptrmap_put(L->a, &L->uniforms, gv, LLVMBuildAddrSpaceCast(L->b, p, LLVMTypeOf(gv), ""));
+  }
+}
+
+static void count_active(lower *L) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  L->active_lanes = lw_intrinsic(L, "llvm.ctpop", &i64, 1, &L->mask, 1);
+  L->active_groups = lw_const_i64(L, 0);
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef nz = LLVMBuildICmp(L->b, LLVMIntNE, lw_group_bits(L, L->mask, g),
+                                    LLVMConstInt(LLVMIntTypeInContext(L->c, L->G), 0, 0), "");
+    L->active_groups = LLVMBuildAdd(L->b, L->active_groups, LLVMBuildZExt(L->b, nz, i64, ""), "");
+  }
+}
+
+static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i64 = LLVMInt64TypeInContext(L->c),
+              i32 = LLVMInt32TypeInContext(L->c);
+  lw_make_slots(L);
+  lw_liveness(L);
+  L->event = LLVMBuildAlloca(L->b, i32, "event");
+  L->count = LLVMBuildAlloca(L->b, i64, "count");
+  L->group = load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
+  L->frame = load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
+  L->mask = load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
+  L->guard_v = load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
+  L->args = load_at(L, L->group, offsetof(weft_group, args), ptr);
+  L->local_mem = load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
+  L->x_aligned = LLVMBuildICmp(L->b, LLVMIntNE, load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
+                               lw_const_i32(L, 0), "");
+  map_params(L, kfn, k);
+  map_static_locals(L);
+  count_active(L);
+  LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
+  LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);
+}
+
+static void build_dispatch(lower *L) {
+  LLVMValueRef pc = load_at(L, L->ctx, offsetof(weft_warp_ctx, pc), LLVMInt32TypeInContext(L->c));
+  LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->c, L->fn, "bad.pc");
+  LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, bad, (unsigned)L->g->nblocks);
+  LLVMPositionBuilderAtEnd(L->b, bad);
+  LLVMBuildUnreachable(L->b);
+  for (int i = 0; i < L->g->nblocks; i++) { /* resume at block i: its live values come back */
+    LLVMBasicBlockRef r = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
+    LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), r);
+    LLVMPositionBuilderAtEnd(L->b, r);
+    lw_frame_restore(L, i);
+    LLVMBuildBr(L->b, L->bbs[i]);
+  }
+}
+
+static void add_to_ctx(lower *L, size_t off, LLVMValueRef v) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMValueRef p = lw_ctx_field(L, off, i64);
+  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), v, ""), p);
+}
+
+static void build_leave(lower *L) {
+  LLVMPositionBuilderAtEnd(L->b, L->leave);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMValueRef count = LLVMBuildLoad2(L->b, i64, L->count, "");
+  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1), "");
+  add_to_ctx(L, offsetof(weft_warp_ctx, block_execs), blocks);
+  add_to_ctx(L, offsetof(weft_warp_ctx, instr_execs), instrs);
+  add_to_ctx(L, offsetof(weft_warp_ctx, lane_instrs), LLVMBuildMul(L->b, instrs, L->active_lanes, ""));
+  add_to_ctx(L, offsetof(weft_warp_ctx, groups_run), LLVMBuildMul(L->b, blocks, L->active_groups, ""));
+  LLVMValueRef event = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->event, "");
+  LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event), NULL));
+  LLVMBuildRet(L->b, event);
+}
+
+static LLVMValueRef create_run_fn(LLVMModuleRef m, const char *name) {
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef f = LLVMAddFunction(m, name, LLVMFunctionType(LLVMInt32TypeInContext(c), &ptr, 1, 0));
+  /* 512-bit vectors go to libmvec in zmm registers only with this (notes/toolchain.md) */
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(c, "min-legal-vector-width", 22, "512", 3));
+  return f;
+}
+
+static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
+  uint32_t *ipdom = calloc((size_t)g->nblocks + 1, 4), *fl = calloc((size_t)g->nblocks + 1, 4),
+           *ll = calloc((size_t)g->nblocks + 1, 4), *ni = calloc((size_t)g->nblocks + 1, 4);
+  for (int pc = 0; pc < g->nblocks; pc++) {
+    ipdom[pc] = (uint32_t)g->blocks[pc].ipdom;
+    fl[pc] = (uint32_t)g->blocks[pc].first_line, ll[pc] = (uint32_t)g->blocks[pc].last_line;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i)) ni[pc]++;
+  }
+  k->nblocks = (unsigned)g->nblocks;
+  k->ipdom = ipdom, k->first_line = fl, k->last_line = ll, k->ninstr = ni;
+}
+
+weft_status lower_kernel(LLVMValueRef kfn, unsigned W, unsigned G, int avx512, lowered_kernel *out, char **err) {
+  memset(out, 0, sizeof *out);
+  LLVMModuleRef m = LLVMGetGlobalParent(kfn);
+  size_t len;
+  weft_compiled_kernel *k = &out->info;
+  k->name = strdup(LLVMGetValueName2(kfn, &len));
+  k->warp = W, k->lanes = G;
+  if (asprintf(&out->run_name, "__weft_run_%s", k->name) < 0 ||
+      asprintf(&out->setargs_name, "__weft_setargs_%s", k->name) < 0)
+    return WEFT_ERROR_OUT_OF_MEMORY;
+  lower L = {.a = arena_create(), .c = LLVMGetModuleContext(m), .m = m, .W = W, .G = G,
+             .ngroups = W / G, .avx512 = avx512, .td = LLVMGetModuleDataLayout(m)};
+  weft_status st = describe_params(kfn, L.td, k, err);
+  if (st) return arena_release(L.a), st;
+  barrier_split(kfn);
+  cfg *g = cfg_build(L.a, kfn);
+  postdom_compute(L.a, g);
+  L.g = g;
+  L.dv = divergence_compute(L.a, g);
+  fill_block_info(g, k);
+  ptrmap_init(L.a, &L.slots, 256);
+  ptrmap_init(L.a, &L.uniforms, 64);
+  L.b = LLVMCreateBuilderInContext(L.c);
+  L.fn = create_run_fn(m, out->run_name);
+  L.ctx = LLVMGetParam(L.fn, 0);
+  L.entry = LLVMAppendBasicBlockInContext(L.c, L.fn, "entry");
+  L.bbs = ARENA_NEW(L.a, LLVMBasicBlockRef, g->nblocks);
+  for (int pc = 0; pc < g->nblocks; pc++) L.bbs[pc] = LLVMAppendBasicBlockInContext(L.c, L.fn, "B");
+  L.leave = LLVMAppendBasicBlockInContext(L.c, L.fn, "leave");
+  LLVMPositionBuilderAtEnd(L.b, L.entry);
+  build_entry(&L, kfn, k);
+  build_dispatch(&L);
+  lw_emit_blocks(&L);
+  build_leave(&L);
+  k->frame_size = (L.frame_size + 63) & ~(size_t)63;
+  k->static_local_size = L.static_local_size;
+  build_setargs(kfn, k, out->setargs_name);
+  LLVMDisposeBuilder(L.b);
+  arena_release(L.a);
+  if (L.error) {
+    *err = L.error;
+    return WEFT_ERROR_UNSUPPORTED;
+  }
+  return WEFT_SUCCESS;
+}

@@ -1,0 +1,313 @@
+/* Lowering a kernel to per-warp code: uint32_t run(weft_warp_ctx *ctx), see runtime/kernel.h.
+ *
+ * The function restores the frame, dispatches on ctx->pc and runs blocks for the lanes in
+ * ctx->mask, which stay the same for the whole call. A block runs
+ *   - its uniform instructions once, as scalars (hoisted to the top when they are pure),
+ *   - then its other instructions once per lane group with an active lane (BCC: an empty group
+ *     is skipped), as <G x T> vector code under the group's mask;
+ * and its terminator computes, per successor, the W-bit mask of the lanes that take it. When all
+ * active lanes take one successor and it is a back edge or below ctx->guard, the code jumps
+ * there directly; otherwise it stores the targets in ctx and returns to the scheduler, which
+ * asks the policy what runs next. A phi of the successor is written on the edge, for exactly the
+ * lanes that take it. Counters for the stats stay in registers and are added to ctx on return.
+ * Needs: barrier_split, cfg_build, postdom_compute, divergence_compute. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+
+static LLVMTypeRef i32t(lower *L) { return LLVMInt32TypeInContext(L->c); }
+static LLVMTypeRef i64t(lower *L) { return LLVMInt64TypeInContext(L->c); }
+
+static void store_ctx(lower *L, size_t off, LLVMValueRef v) {
+  LLVMBuildStore(L->b, v, lw_ctx_field(L, off, LLVMTypeOf(v)));
+}
+
+/* One add per block: the lanes of a call never change, so the block count and the instruction
+ * count are all the stats need (lane_instrs and groups_run follow at the end of the call). Both
+ * share one register: blocks above bit 40, instructions below. */
+static void count_block(lower *L, unsigned ninstr) {
+  LLVMValueRef old = LLVMBuildLoad2(L->b, i64t(L), L->count, "");
+  uint64_t step = (1ull << COUNT_BLOCK_SHIFT) | ninstr;
+  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, old, lw_const_i64(L, step), ""), L->count);
+}
+
+static unsigned ninstr(LLVMBasicBlockRef bb) {
+  unsigned n = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
+  return n;
+}
+
+/* ---- leaving the function ---- */
+
+/* Returns `event` to the scheduler with one target (pc, the whole mask). */
+static void leave_one(lower *L, int from, uint32_t event, int to) {
+  LLVMValueRef target = lw_const_i32(L, (uint64_t)to);
+  lw_frame_save(L, &to, 1);
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), target);
+  store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
+  LLVMBuildStore(L->b, lw_const_i32(L, event), L->event);
+  LLVMBuildBr(L->b, L->leave);
+}
+
+/* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard. */
+static void go(lower *L, int from, int to) {
+  if (to <= from) {
+    LLVMBuildBr(L->b, L->bbs[to]);
+    return;
+  }
+  LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "arrive");
+  LLVMValueRef below = to < L->g->nblocks
+      ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), L->guard_v, "") : NULL;
+  if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
+  else LLVMBuildBr(L->b, out);
+  LLVMPositionBuilderAtEnd(L->b, out);
+  leave_one(L, from, WEFT_EVENT_BRANCH, to);
+}
+
+/* ---- phis on edges ---- */
+
+static LLVMValueRef incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+    if (LLVMGetIncomingBlock(phi, i) == from) return LLVMGetIncomingValue(phi, i);
+  DIE("phi without an incoming value for its predecessor");
+}
+
+typedef struct edge {
+  int to;
+  LLVMValueRef mask; /* i64: the lanes that take it */
+} edge;
+
+/* Writes the successors' phis. No lane mask is needed: a lane that does not take an edge does
+ * not read the phi it writes, and the frame keeps other calls' lanes. All incoming values are
+ * read before any phi is written, as phis are parallel copies. */
+static void write_phis(lower *L, int from, const edge *e, int n) {
+  LLVMBasicBlockRef src = L->g->blocks[from].bb;
+  enum { MAX = 1024 };
+  LLVMValueRef *vals = ARENA_NEW(L->a, LLVMValueRef, MAX), **dst = ARENA_NEW(L->a, LLVMValueRef *, MAX);
+  int nv = 0;
+  for (int k = 0; k < n; k++) {
+    if (e[k].to >= L->g->nblocks) continue;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[e[k].to].bb); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi)) {
+      slot *s = lw_slot(L, phi);
+      LLVMValueRef in = incoming_for(phi, src);
+      unsigned groups = s->shape == UNIFORM ? 1 : L->ngroups;
+      if (nv + (int)groups > MAX) return lw_unsupported(L, phi, "this many phis on one block's edges");
+      for (unsigned g = 0; g < groups; g++, nv++) {
+        L->grp = g;
+        vals[nv] = s->shape == UNIFORM ? lw_uval(L, in) : lw_vval(L, in);
+        dst[nv] = s->shape == UNIFORM ? &s->u : &s->v[g];
+      }
+    }
+  }
+  for (int i = 0; i < nv; i++) LLVMBuildStore(L->b, vals[i], *dst[i]);
+}
+
+/* ---- terminators ---- */
+
+/* Lanes of `mask` whose i1 condition is true, from the condition's per-group slots. */
+static LLVMValueRef true_lanes(lower *L, LLVMValueRef cond) {
+  slot *s = lw_slot(L, cond);
+  LLVMValueRef t = lw_const_i64(L, 0);
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef c = LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], "");
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, c, LLVMIntTypeInContext(L->c, L->G), "");
+    bits = LLVMBuildZExt(L->b, bits, i64t(L), "");
+    t = LLVMBuildOr(L->b, t, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""), "");
+  }
+  return LLVMBuildAnd(L->b, t, L->mask, "");
+}
+
+/* Several targets with their lanes: go on inline if one target has them all, else return the
+ * non-empty ones, in PC order, to the scheduler. */
+static void branch_multi(lower *L, int from, edge *e, int n) {
+  for (int i = 1; i < n; i++) /* insertion sort by PC */
+    for (int j = i; j > 0 && e[j].to < e[j - 1].to; j--) {
+      edge t = e[j];
+      e[j] = e[j - 1], e[j - 1] = t;
+    }
+  LLVMBasicBlockRef next = NULL;
+  for (int i = 0; i < n; i++) {
+    LLVMBasicBlockRef all = LLVMAppendBasicBlockInContext(L->c, L->fn, "uniform");
+    next = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, e[i].mask, L->mask, ""), all, next);
+    LLVMPositionBuilderAtEnd(L->b, all);
+    go(L, from, e[i].to);
+    LLVMPositionBuilderAtEnd(L->b, next);
+  }
+  /* diverged: append each non-empty target, overwriting the slot of an empty one */
+  LLVMValueRef count = lw_const_i32(L, 0);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef idx[2] = {lw_const_i32(L, 0), count};
+    LLVMTypeRef pcs = LLVMArrayType(i32t(L), WEFT_MAX_WARP), masks = LLVMArrayType(i64t(L), WEFT_MAX_WARP);
+    LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)e[i].to),
+                   LLVMBuildGEP2(L->b, pcs, lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc), NULL), idx, 2, ""));
+    LLVMBuildStore(L->b, e[i].mask,
+                   LLVMBuildGEP2(L->b, masks, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask), NULL), idx, 2, ""));
+    LLVMValueRef nonempty = LLVMBuildICmp(L->b, LLVMIntNE, e[i].mask, lw_const_i64(L, 0), "");
+    count = LLVMBuildAdd(L->b, count, LLVMBuildZExt(L->b, nonempty, i32t(L), ""), "");
+  }
+  int *to = ARENA_NEW(L->a, int, (size_t)n);
+  for (int i = 0; i < n; i++) to[i] = e[i].to;
+  lw_frame_save(L, to, n);
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
+  LLVMBuildBr(L->b, L->leave);
+}
+
+static void lower_condbr(lower *L, int pc, LLVMValueRef term) {
+  const cfg_block *cb = &L->g->blocks[pc];
+  LLVMValueRef cond = LLVMGetCondition(term);
+  if (divergence_of(L->dv, cond).shape == UNIFORM) {
+    LLVMValueRef c = lw_uval(L, cond), zero = lw_const_i64(L, 0);
+    edge e[2] = {{cb->succs[0], LLVMBuildSelect(L->b, c, L->mask, zero, "")},
+                 {cb->succs[1], LLVMBuildSelect(L->b, c, zero, L->mask, "")}};
+    write_phis(L, pc, e, 2);
+    LLVMBasicBlockRef t = LLVMAppendBasicBlockInContext(L->c, L->fn, "then"),
+                      f = LLVMAppendBasicBlockInContext(L->c, L->fn, "else");
+    LLVMBuildCondBr(L->b, c, t, f);
+    LLVMPositionBuilderAtEnd(L->b, t);
+    go(L, pc, cb->succs[0]);
+    LLVMPositionBuilderAtEnd(L->b, f);
+    go(L, pc, cb->succs[1]);
+    return;
+  }
+  LLVMValueRef t = true_lanes(L, cond);
+  edge e[2] = {{cb->succs[0], t}, {cb->succs[1], LLVMBuildXor(L->b, t, L->mask, "")}};
+  write_phis(L, pc, e, 2);
+  branch_multi(L, pc, e, 2);
+}
+
+/* Lanes per distinct successor of a switch. */
+static int switch_edges(lower *L, int pc, LLVMValueRef term, edge *e) {
+  const cfg_block *cb = &L->g->blocks[pc];
+  LLVMValueRef cond = LLVMGetOperand(term, 0), rest = L->mask;
+  int n = 0;
+  int uniform = divergence_of(L->dv, cond).shape == UNIFORM;
+  for (int s = 1; s < cb->nsuccs; s++) { /* successor 0 is the default */
+    LLVMValueRef c = LLVMGetOperand(term, (unsigned)(2 * s)), m;
+    if (uniform) {
+      LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_uval(L, cond), c, "");
+      m = LLVMBuildSelect(L->b, eq, L->mask, lw_const_i64(L, 0), "");
+    } else {
+      m = lw_const_i64(L, 0);
+      for (unsigned g = 0; g < L->ngroups; g++) {
+        L->grp = g;
+        LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_vval(L, cond), lw_splat(L, c), "");
+        LLVMValueRef bits = LLVMBuildZExt(L->b, LLVMBuildBitCast(L->b, eq, LLVMIntTypeInContext(L->c, L->G), ""), i64t(L), "");
+        m = LLVMBuildOr(L->b, m, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""), "");
+      }
+      m = LLVMBuildAnd(L->b, m, rest, ""); /* the first matching case wins */
+    }
+    rest = LLVMBuildAnd(L->b, rest, LLVMBuildNot(L->b, m, ""), "");
+    int k = 0;
+    while (k < n && e[k].to != cb->succs[s]) k++;
+    if (k == n) e[n++] = (edge){cb->succs[s], m};
+    else e[k].mask = LLVMBuildOr(L->b, e[k].mask, m, "");
+  }
+  int k = 0;
+  while (k < n && e[k].to != cb->succs[0]) k++;
+  if (k == n) e[n++] = (edge){cb->succs[0], rest};
+  else e[k].mask = LLVMBuildOr(L->b, e[k].mask, rest, "");
+  return n;
+}
+
+static void lower_terminator(lower *L, int pc) {
+  const cfg_block *cb = &L->g->blocks[pc];
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
+  LLVMValueRef last = LLVMGetPreviousInstruction(term);
+  if (cb->nsuccs == 0) { /* ret, unreachable: the lanes are done */
+    leave_one(L, pc, WEFT_EVENT_BRANCH, L->g->nblocks);
+    return;
+  }
+  if (LLVMIsASwitchInst(term) && cfg_is_branch(cb)) {
+    edge *e = ARENA_NEW(L->a, edge, (size_t)cb->nsuccs);
+    int n = switch_edges(L, pc, term, e);
+    write_phis(L, pc, e, n);
+    branch_multi(L, pc, e, n);
+    return;
+  }
+  if (LLVMIsABranchInst(term) && LLVMIsConditional(term) && cfg_is_branch(cb)) {
+    lower_condbr(L, pc, term);
+    return;
+  }
+  edge e = {cb->succs[0], L->mask};
+  write_phis(L, pc, &e, 1);
+  if (last && is_barrier_call(last)) leave_one(L, pc, WEFT_EVENT_BARRIER, e.to);
+  else go(L, pc, e.to);
+}
+
+/* ---- blocks ---- */
+
+static void group_begin(lower *L, unsigned g, LLVMBasicBlockRef *cont) {
+  L->grp = g;
+  L->gmask = lw_group_mask(L, L->mask, g);
+  *cont = NULL;
+  if (L->ngroups == 1) return; /* a block never runs with no active lane */
+  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "group");
+  *cont = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMValueRef active = LLVMBuildICmp(L->b, LLVMIntNE, lw_group_bits(L, L->mask, g),
+                                      LLVMConstInt(LLVMIntTypeInContext(L->c, L->G), 0, 0), "");
+  LLVMBuildCondBr(L->b, active, run, *cont);
+  LLVMPositionBuilderAtEnd(L->b, run);
+}
+
+static void group_end(lower *L, LLVMBasicBlockRef cont) {
+  if (!cont) return;
+  LLVMBuildBr(L->b, cont);
+  LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+/* Runs insts[0..n) for every lane group with an active lane. */
+static void emit_segment(lower *L, LLVMValueRef *insts, int n) {
+  if (n == 0) return;
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMBasicBlockRef cont;
+    group_begin(L, g, &cont);
+    for (int i = 0; i < n; i++) lw_inst_group(L, insts[i]);
+    group_end(L, cont);
+  }
+}
+
+static int is_uniform_inst(lower *L, LLVMValueRef i) {
+  slot *s = lw_slot(L, i);
+  return s && s->shape == UNIFORM;
+}
+
+static void emit_body(lower *L, LLVMBasicBlockRef bb) {
+  unsigned n = ninstr(bb);
+  LLVMValueRef *seg = ARENA_NEW(L->a, LLVMValueRef, n);
+  char *done = ARENA_NEW(L->a, char, n);
+  int wrote = 0, k = 0, ns = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i), k++) {
+    if (is_uniform_inst(L, i) && !LLVMIsAPHINode(i) && lw_is_hoistable(i, wrote))
+      lw_inst_uniform(L, i), done[k] = 1;
+    wrote |= lw_writes_memory(i) && !is_barrier_call(i);
+  }
+  k = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i), k++) {
+    if (done[k] || LLVMIsAPHINode(i) || is_barrier_call(i)) continue;
+    if (is_uniform_inst(L, i)) {
+      emit_segment(L, seg, ns), ns = 0;
+      lw_inst_uniform(L, i);
+    } else seg[ns++] = i;
+  }
+  emit_segment(L, seg, ns);
+}
+
+static void emit_block(lower *L, int pc) {
+  LLVMPositionBuilderAtEnd(L->b, L->bbs[pc]);
+  unsigned n = ninstr(L->g->blocks[pc].bb);
+  count_block(L, n);
+  emit_body(L, L->g->blocks[pc].bb);
+  lower_terminator(L, pc);
+}
+
+void lw_emit_blocks(lower *L) {
+  for (int pc = 0; pc < L->g->nblocks; pc++) emit_block(L, pc);
+}

@@ -1,0 +1,89 @@
+/* Private interface of the warp lowering (lower*.c). See lower.c for the shape of the code. */
+#ifndef WEFT_LOWER_H
+#define WEFT_LOWER_H
+
+#include "compiler.h"
+#include "kernel.h"
+
+/* Where a kernel value lives while the warp function runs. Every value gets allocas (SROA turns
+ * them into registers): one scalar for a uniform value, one <G x T> per lane group otherwise.
+ * A value used outside its block ("cross") is also kept in the frame between calls, W lanes of
+ * its type. The lanes of a call never change during the call, so a definition simply overwrites
+ * the slot; only the frame must keep the other lanes' values, and a call writes its own lanes
+ * there (masked stores) for the values live where it stops. */
+typedef struct slot {
+  shape shape;
+  LLVMTypeRef type;  /* the kernel's type of the value */
+  LLVMValueRef u;    /* UNIFORM: alloca of type */
+  LLVMValueRef *v;   /* otherwise: one alloca per lane group */
+  int cross;
+  int index; /* among the cross slots, for liveness */
+  size_t frame_off;
+  size_t priv_off; /* an alloca's W private copies in the frame */
+} slot;
+
+typedef struct lower {
+  weft_arena *a;
+  const cfg *g;
+  const divergence *dv;
+  LLVMContextRef c;
+  LLVMModuleRef m;
+  LLVMBuilderRef b;
+  LLVMTargetDataRef td;
+  unsigned W, G, ngroups;
+  int avx512;
+  LLVMValueRef fn, ctx, group, args, local_mem, frame, mask, x_aligned, guard_v;
+  LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
+  LLVMBasicBlockRef entry, *bbs, leave;
+  LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
+  ptrmap slots;                    /* kernel instruction -> slot */
+  slot **cross;                    /* the cross slots, by index */
+  int ncross, live_words;
+  uint64_t *live_in;               /* per PC: bitset of cross slots live at the block's start */
+  ptrmap uniforms;                 /* kernel argument or __local global -> value in fn */
+  size_t frame_size, static_local_size;
+  unsigned grp;       /* lane group being emitted */
+  LLVMValueRef gmask; /* its <G x i1> mask */
+  char *error;        /* the first unsupported construct, with its line */
+} lower;
+
+#define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
+
+/* lower.c */
+void lw_emit_blocks(lower *L);
+
+/* lower_values.c */
+LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t);      /* per-group type of a kernel type */
+unsigned lw_width(LLVMTypeRef t);                    /* elements per lane: 1, or k of <k x E> */
+LLVMValueRef lw_splat(lower *L, LLVMValueRef scalar);
+LLVMValueRef lw_expand_mask(lower *L, LLVMValueRef m, unsigned k); /* <G x i1> -> <kG x i1> */
+LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g); /* iG */
+LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g); /* <G x i1> */
+LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first);
+LLVMValueRef lw_const_i64(lower *L, uint64_t v);
+LLVMValueRef lw_const_i32(lower *L, uint64_t v);
+slot *lw_slot(lower *L, LLVMValueRef v);
+LLVMValueRef lw_uval(lower *L, LLVMValueRef v);      /* a uniform operand as a scalar */
+LLVMValueRef lw_vval(lower *L, LLVMValueRef v);      /* an operand for lane group L->grp */
+void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val);
+void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val);
+void lw_make_slots(lower *L);
+void lw_liveness(lower *L);
+void lw_frame_restore(lower *L, int pc);
+/* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
+void lw_frame_save(lower *L, const int *to, int n);
+LLVMValueRef lw_ctx_field(lower *L, size_t offset, LLVMTypeRef t); /* pointer into ctx */
+LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
+                          LLVMValueRef *args, unsigned nargs);
+void lw_unsupported(lower *L, LLVMValueRef inst, const char *what);
+
+/* lower_inst.c */
+int lw_is_hoistable(LLVMValueRef inst, int after_write);
+void lw_inst_uniform(lower *L, LLVMValueRef inst);
+void lw_inst_group(lower *L, LLVMValueRef inst);
+int lw_writes_memory(LLVMValueRef inst);
+
+/* lower_builtin.c */
+LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
+
+#endif

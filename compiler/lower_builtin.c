@@ -1,0 +1,446 @@
+/* OpenCL builtins in the warp function. Work-item queries read the work-group and the warp's
+ * lane ids; math becomes LLVM vector intrinsics or one call of glibc's libmvec per vector (the
+ * `_ZGV` AVX-512/AVX2/SSE variants), never a loop over lanes; atomics are the one place where
+ * lanes take turns, one atomicrmw per active lane. Every function here works for a uniform call
+ * (scalars) and for one lane group (vectors). */
+#include <string.h>
+
+#include "lower.h"
+
+static LLVMValueRef arg(lower *L, LLVMValueRef call, unsigned i, int uniform) {
+  LLVMValueRef a = LLVMGetOperand(call, i);
+  return uniform ? lw_uval(L, a) : lw_vval(L, a);
+}
+
+/* Makes `v` as wide as `like`: a per-lane scalar operand of a vector builtin (clamp(float4,
+ * float, float)) is repeated for each element. */
+static LLVMValueRef fit(lower *L, LLVMValueRef v, LLVMValueRef like) {
+  unsigned n = LLVMGetTypeKind(LLVMTypeOf(like)) == LLVMVectorTypeKind ? LLVMGetVectorSize(LLVMTypeOf(like)) : 1;
+  unsigned m = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? LLVMGetVectorSize(LLVMTypeOf(v)) : 1;
+  if (n == m) return v;
+  if (m == 1) v = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(v), 1)), v, lw_const_i32(L, 0), "");
+  LLVMValueRef *mask = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) mask[i] = lw_const_i32(L, m == 1 ? 0 : i / (n / m));
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(mask, n), "");
+}
+
+static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
+  LLVMValueRef a = LLVMGetOperand(call, 0);
+  if (!LLVMIsAConstantInt(a)) return lw_unsupported(L, call, "a work-item query with a dimension chosen at run time"), NULL;
+  *d = (unsigned)LLVMConstIntGetZExtValue(a);
+  return a;
+}
+
+static LLVMValueRef group_u64(lower *L, size_t off) {
+  LLVMValueRef o = lw_const_i64(L, off);
+  LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->group, &o, 1, "");
+  return LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, "");
+}
+
+static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int uniform) {
+  unsigned d;
+  if (k == BI_WORK_DIM) {
+    LLVMValueRef o = lw_const_i64(L, offsetof(weft_group, work_dim));
+    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->group, &o, 1, "");
+    LLVMValueRef r = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), p, "");
+    return uniform ? r : lw_splat(L, r);
+  }
+  if (!const_dim(L, call, &d)) return NULL;
+  size_t off = k == BI_GROUP_ID ? offsetof(weft_group, group_id)
+             : k == BI_LOCAL_SIZE ? offsetof(weft_group, local_size)
+             : k == BI_GLOBAL_SIZE ? offsetof(weft_group, global_size)
+             : k == BI_NUM_GROUPS ? offsetof(weft_group, num_groups) : offsetof(weft_group, global_offset);
+  int zero = k == BI_GROUP_ID || k == BI_GLOBAL_OFFSET;
+  LLVMValueRef r = d < 3 ? group_u64(L, off + 8 * d) : lw_const_i64(L, zero ? 0 : 1);
+  return uniform ? r : lw_splat(L, r);
+}
+
+/* get_local_id / get_global_id for the lanes of the current group. */
+static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
+  unsigned d;
+  if (!const_dim(L, call, &d)) return NULL;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  if (d >= 3) return lw_splat(L, LLVMConstInt(i64, 0, 0));
+  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * (d * WEFT_MAX_WARP + L->grp * L->G), NULL);
+  LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p, "");
+  LLVMSetAlignment(lid, 4);
+  lid = LLVMBuildZExt(L->b, lid, LLVMVectorType(i64, L->G), "");
+  if (k == BI_LOCAL_ID) return lid;
+  LLVMValueRef base = LLVMBuildMul(L->b, group_u64(L, offsetof(weft_group, group_id) + 8 * d),
+                                   group_u64(L, offsetof(weft_group, local_size) + 8 * d), "");
+  base = LLVMBuildAdd(L->b, base, group_u64(L, offsetof(weft_group, global_offset) + 8 * d), "");
+  return LLVMBuildAdd(L->b, lw_splat(L, base), lid, "");
+}
+
+/* ---- math ---- */
+
+typedef struct math_entry {
+  const char *names; /* space-separated OpenCL names */
+  const char *target; /* llvm intrinsic ("llvm.sqrt") or libmvec base name ("exp") */
+  int nargs;
+} math_entry;
+
+static const math_entry math_table[] = {
+    {" sqrt native_sqrt half_sqrt ", "llvm.sqrt", 1}, {" fabs ", "llvm.fabs", 1},
+    {" floor ", "llvm.floor", 1}, {" ceil ", "llvm.ceil", 1}, {" trunc ", "llvm.trunc", 1},
+    {" rint ", "llvm.rint", 1}, {" round ", "llvm.round", 1},
+    {" fmin min ", "llvm.minnum", 2}, {" fmax max ", "llvm.maxnum", 2},
+    {" copysign ", "llvm.copysign", 2}, {" fma ", "llvm.fma", 3},
+    {" exp native_exp half_exp ", "exp", 1}, {" exp2 native_exp2 ", "exp2", 1},
+    {" exp10 ", "exp10", 1}, {" log native_log half_log ", "log", 1},
+    {" log2 native_log2 ", "log2", 1}, {" log10 ", "log10", 1},
+    {" sin native_sin half_sin ", "sin", 1}, {" cos native_cos half_cos ", "cos", 1},
+    {" tan ", "tan", 1}, {" asin ", "asin", 1}, {" acos ", "acos", 1}, {" atan ", "atan", 1},
+    {" sinh ", "sinh", 1}, {" cosh ", "cosh", 1}, {" tanh ", "tanh", 1}, {" cbrt ", "cbrt", 1},
+    {" erf ", "erf", 1}, {" erfc ", "erfc", 1}, {" expm1 ", "expm1", 1}, {" log1p ", "log1p", 1},
+    {" pow powr native_powr ", "pow", 2}, {" atan2 ", "atan2", 2}, {" hypot ", "hypot", 2},
+};
+
+static const math_entry *math_find(const char *name) {
+  char key[40];
+  snprintf(key, sizeof key, " %s ", name);
+  for (size_t i = 0; i < sizeof math_table / sizeof math_table[0]; i++)
+    if (strstr(math_table[i].names, key)) return &math_table[i];
+  return NULL;
+}
+
+static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned n) {
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, first + i);
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
+}
+
+/* result[first .. first+w) = piece, the rest kept. */
+static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, unsigned first) {
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(result)), w = LLVMGetVectorSize(LLVMTypeOf(piece));
+  LLVMValueRef wide = w == n ? piece : subvector(L, piece, 0, n); /* indices >= w are poison */
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
+  return LLVMBuildShuffleVector(L->b, result, wide, LLVMConstVector(m, n), "");
+}
+
+static LLVMValueRef call_named(lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n) {
+  LLVMValueRef f = LLVMGetNamedFunction(L->m, name);
+  LLVMTypeRef params[3] = {t, t, t};
+  LLVMTypeRef ft = LLVMFunctionType(t, params, (unsigned)n, 0);
+  if (!f) f = LLVMAddFunction(L->m, name, ft);
+  return LLVMBuildCall2(L->b, ft, f, args, (unsigned)n, "");
+}
+
+/* One libmvec call per vector of the widest ISA variant, or libm for a scalar. */
+static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nargs) {
+  LLVMTypeRef t = LLVMTypeOf(a[0]);
+  int is_vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+  LLVMTypeRef e = is_vec ? LLVMGetElementType(t) : t;
+  int f32 = LLVMGetTypeKind(e) == LLVMFloatTypeKind;
+  char name[64];
+  if (!is_vec) {
+    snprintf(name, sizeof name, "%s%s", base, f32 ? "f" : "");
+    return call_named(L, name, t, a, nargs);
+  }
+  unsigned n = LLVMGetVectorSize(t), w = f32 ? (L->avx512 ? 16 : 8) : (L->avx512 ? 8 : 4);
+  while (w > n || n % w) w /= 2;
+  const char isa = w * (f32 ? 4 : 8) == 64 ? 'e' : w * (f32 ? 4 : 8) == 32 ? 'd' : 'b';
+  snprintf(name, sizeof name, "_ZGV%cN%u%s_%s%s", isa, w, nargs == 2 ? "vv" : "v", base, f32 ? "f" : "");
+  LLVMValueRef result = LLVMGetPoison(t);
+  for (unsigned first = 0; first < n; first += w) {
+    LLVMValueRef pa[2];
+    for (int i = 0; i < nargs; i++) pa[i] = w == n ? a[i] : subvector(L, a[i], first, w);
+    LLVMValueRef r = call_named(L, name, LLVMVectorType(e, w), pa, nargs);
+    if (w == n) return r;
+    result = place(L, result, r, first);
+  }
+  return result;
+}
+
+static LLVMValueRef fconst(LLVMValueRef like, double v) {
+  LLVMTypeRef t = LLVMTypeOf(like);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMConstReal(t, v);
+  unsigned n = LLVMGetVectorSize(t);
+  LLVMValueRef e = LLVMConstReal(LLVMGetElementType(t), v), es[64];
+  for (unsigned i = 0; i < n && i < 64; i++) es[i] = e;
+  return n <= 64 ? LLVMConstVector(es, n) : NULL;
+}
+
+static LLVMValueRef minmax(lower *L, const char *intr, LLVMValueRef a, LLVMValueRef b) {
+  return lw_intrinsic(L, intr, (LLVMTypeRef[]){LLVMTypeOf(a)}, 1, (LLVMValueRef[]){a, b}, 2);
+}
+
+/* ---- geometric functions: per-lane reductions over a vector's k elements ---- */
+
+/* Element c of every lane of v, where each lane has k elements. */
+static LLVMValueRef component(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
+  unsigned lanes = LLVMGetVectorSize(LLVMTypeOf(v)) / k;
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, lanes);
+  for (unsigned l = 0; l < lanes; l++) m[l] = lw_const_i32(L, l * k + c);
+  if (lanes == 1) return LLVMBuildExtractElement(L->b, v, m[0], "");
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes), "");
+}
+
+static LLVMValueRef dot(lower *L, LLVMValueRef x, LLVMValueRef y, unsigned k) {
+  LLVMValueRef p = LLVMBuildFMul(L->b, x, y, "");
+  if (k == 1) return p;
+  LLVMValueRef sum = component(L, p, k, 0);
+  for (unsigned c = 1; c < k; c++) sum = LLVMBuildFAdd(L->b, sum, component(L, p, k, c), "");
+  return sum;
+}
+
+static LLVMValueRef sqrt_of(lower *L, LLVMValueRef x) {
+  return lw_intrinsic(L, "llvm.sqrt", (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
+}
+
+/* a.yzx * b.zxy - a.zxy * b.yzx, with w = 0 for 4-element vectors */
+static LLVMValueRef cross(lower *L, LLVMValueRef a, LLVMValueRef b, unsigned k) {
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
+  static const unsigned yzx[4] = {1, 2, 0, 3}, zxy[4] = {2, 0, 1, 3};
+  LLVMValueRef *m1 = ARENA_NEW(L->a, LLVMValueRef, n), *m2 = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++)
+    m1[i] = lw_const_i32(L, i / k * k + yzx[i % k]), m2[i] = lw_const_i32(L, i / k * k + zxy[i % k]);
+  LLVMValueRef s1 = LLVMConstVector(m1, n), s2 = LLVMConstVector(m2, n), p = LLVMGetPoison(LLVMTypeOf(a));
+  LLVMValueRef l = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s1, ""), LLVMBuildShuffleVector(L->b, b, p, s2, ""), "");
+  LLVMValueRef r = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s2, ""), LLVMBuildShuffleVector(L->b, b, p, s1, ""), "");
+  return LLVMBuildFSub(L->b, l, r, ""); /* w: a.w*b.w - a.w*b.w = 0 */
+}
+
+static LLVMValueRef geometric(lower *L, const char *n, LLVMValueRef *a, LLVMValueRef call) {
+  unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(call, 0)));
+  if (!strncmp(n, "fast_", 5)) n += 5;
+  if (!strcmp(n, "dot")) return dot(L, a[0], a[1], k);
+  if (!strcmp(n, "length")) return sqrt_of(L, dot(L, a[0], a[0], k));
+  if (!strcmp(n, "distance")) {
+    LLVMValueRef d = LLVMBuildFSub(L->b, a[0], a[1], "");
+    return sqrt_of(L, dot(L, d, d, k));
+  }
+  if (!strcmp(n, "normalize")) {
+    LLVMValueRef len = sqrt_of(L, dot(L, a[0], a[0], k));
+    return LLVMBuildFDiv(L->b, a[0], fit(L, len, a[0]), "");
+  }
+  if (!strcmp(n, "cross") && (k == 3 || k == 4)) return cross(L, a[0], a[1], k);
+  return NULL;
+}
+
+static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMValueRef call) {
+  LLVMBuilderRef b = L->b;
+  LLVMValueRef geo = geometric(L, n, a, call);
+  if (geo) return geo;
+  if (!strcmp(n, "mad")) return LLVMBuildFAdd(b, LLVMBuildFMul(b, a[0], a[1], ""), a[2], "");
+  if (!strcmp(n, "rsqrt") || !strcmp(n, "native_rsqrt"))
+    return LLVMBuildFDiv(b, fconst(a[0], 1.0), lw_intrinsic(L, "llvm.sqrt", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, 1), "");
+  if (!strcmp(n, "clamp")) return minmax(L, "llvm.minnum", minmax(L, "llvm.maxnum", a[0], a[1]), a[2]);
+  if (!strcmp(n, "mix")) return LLVMBuildFAdd(b, a[0], LLVMBuildFMul(b, LLVMBuildFSub(b, a[1], a[0], ""), a[2], ""), "");
+  if (!strcmp(n, "step"))
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a[1], a[0], ""), fconst(a[1], 0), fconst(a[1], 1), "");
+  if (!strcmp(n, "degrees")) return LLVMBuildFMul(b, a[0], fconst(a[0], 57.29577951308232), "");
+  if (!strcmp(n, "radians")) return LLVMBuildFMul(b, a[0], fconst(a[0], 0.017453292519943295), "");
+  if (!strcmp(n, "fdim"))
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], a[1], ""), LLVMBuildFSub(b, a[0], a[1], ""), fconst(a[0], 0), "");
+  if (!strcmp(n, "fmod")) return LLVMBuildFRem(b, a[0], a[1], "");
+  if (!strcmp(n, "native_divide")) return LLVMBuildFDiv(b, a[0], a[1], "");
+  if (!strcmp(n, "native_recip")) return LLVMBuildFDiv(b, fconst(a[0], 1.0), a[0], "");
+  if (!strcmp(n, "sign")) {
+    LLVMValueRef one = fconst(a[0], 1.0), zero = fconst(a[0], 0.0);
+    LLVMValueRef s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], zero, ""), one,
+                                     LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a[0], zero, ""), fconst(a[0], -1.0), a[0], ""), "");
+    return s;
+  }
+  lw_unsupported(L, call, "this math builtin");
+  return NULL;
+}
+
+static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  LLVMValueRef a[3] = {0};
+  unsigned n = LLVMGetNumArgOperands(call);
+  for (unsigned i = 0; i < n && i < 3; i++) a[i] = arg(L, call, i, uniform);
+  for (unsigned i = 1; i < n && i < 3; i++) a[i] = fit(L, a[i], a[0]);
+  const math_entry *m = math_find(bi->name);
+  if (!m) return math_special(L, bi->name, a, call);
+  if (!strncmp(m->target, "llvm.", 5))
+    return lw_intrinsic(L, m->target, (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, (unsigned)m->nargs);
+  return libmvec(L, m->target, a, m->nargs);
+}
+
+/* ---- integers, conversions, relations ---- */
+
+static int unsigned_code(char c) { return c == 'h' || c == 't' || c == 'j' || c == 'm'; }
+
+static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  LLVMValueRef a[3] = {0};
+  unsigned n = LLVMGetNumArgOperands(call);
+  for (unsigned i = 0; i < n && i < 3; i++) a[i] = arg(L, call, i, uniform);
+  for (unsigned i = 1; i < n && i < 3; i++) a[i] = fit(L, a[i], a[0]);
+  int u = unsigned_code(bi->arg0);
+  const char *mn = u ? "llvm.umin" : "llvm.smin", *mx = u ? "llvm.umax" : "llvm.smax";
+  const char *name = bi->name;
+  if (!strcmp(name, "min")) return minmax(L, mn, a[0], a[1]);
+  if (!strcmp(name, "max")) return minmax(L, mx, a[0], a[1]);
+  if (!strcmp(name, "clamp")) return minmax(L, mn, minmax(L, mx, a[0], a[1]), a[2]);
+  if (!strcmp(name, "mul24")) return LLVMBuildMul(L->b, a[0], a[1], "");
+  if (!strcmp(name, "mad24")) return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, a[0], a[1], ""), a[2], "");
+  if (!strcmp(name, "abs"))
+    return u ? a[0] : lw_intrinsic(L, "llvm.abs", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1,
+                                   (LLVMValueRef[]){a[0], LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)}, 2);
+  if (!strcmp(name, "popcount"))
+    return lw_intrinsic(L, "llvm.ctpop", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, 1);
+  if (!strcmp(name, "clz"))
+    return lw_intrinsic(L, "llvm.ctlz", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1,
+                        (LLVMValueRef[]){a[0], LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)}, 2);
+  lw_unsupported(L, call, "this integer builtin");
+  return NULL;
+}
+
+static LLVMValueRef convert(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  const char *dst = bi->name + 8;
+  if (strstr(dst, "_sat") || strstr(dst, "_rte") || strstr(dst, "_rtp") || strstr(dst, "_rtn"))
+    return lw_unsupported(L, call, "saturating or rounding-mode conversions"), NULL;
+  LLVMValueRef x = arg(L, call, 0, uniform);
+  LLVMTypeRef to = uniform ? LLVMTypeOf(call) : lw_vtype(L, LLVMTypeOf(call));
+  LLVMTypeRef fe = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind ? LLVMGetElementType(LLVMTypeOf(x)) : LLVMTypeOf(x);
+  LLVMTypeRef te = LLVMGetTypeKind(to) == LLVMVectorTypeKind ? LLVMGetElementType(to) : to;
+  int from_int = LLVMGetTypeKind(fe) == LLVMIntegerTypeKind, to_int = LLVMGetTypeKind(te) == LLVMIntegerTypeKind;
+  int su = unsigned_code(bi->arg0), du = dst[0] == 'u';
+  if (from_int && to_int) {
+    unsigned fw = LLVMGetIntTypeWidth(fe), tw = LLVMGetIntTypeWidth(te);
+    if (fw == tw) return x;
+    return fw > tw ? LLVMBuildTrunc(L->b, x, to, "") : su ? LLVMBuildZExt(L->b, x, to, "") : LLVMBuildSExt(L->b, x, to, "");
+  }
+  if (from_int) return su ? LLVMBuildUIToFP(L->b, x, to, "") : LLVMBuildSIToFP(L->b, x, to, "");
+  if (to_int) return du ? LLVMBuildFPToUI(L->b, x, to, "") : LLVMBuildFPToSI(L->b, x, to, "");
+  return LLVMBuildFPCast(L->b, x, to, "");
+}
+
+static LLVMValueRef relational(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  LLVMValueRef x = arg(L, call, 0, uniform), c;
+  LLVMValueRef inf = fconst(x, __builtin_inf());
+  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
+  if (!strcmp(bi->name, "isnan")) c = LLVMBuildFCmp(L->b, LLVMRealUNO, x, x, "");
+  else if (!strcmp(bi->name, "isinf")) c = LLVMBuildFCmp(L->b, LLVMRealOEQ, ax, inf, "");
+  else if (!strcmp(bi->name, "isfinite")) c = LLVMBuildFCmp(L->b, LLVMRealOLT, ax, inf, "");
+  else { /* signbit: the sign bit of the IEEE encoding */
+    LLVMTypeRef t = LLVMTypeOf(x), e = lw_width(t) > 1 || LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+    LLVMTypeRef ie = LLVMIntTypeInContext(L->c, LLVMGetTypeKind(e) == LLVMDoubleTypeKind ? 64 : 32);
+    LLVMTypeRef it = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(ie, LLVMGetVectorSize(t)) : ie;
+    c = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildBitCast(L->b, x, it, ""), LLVMConstNull(it), "");
+  }
+  LLVMTypeRef to = uniform ? LLVMTypeOf(call) : lw_vtype(L, LLVMTypeOf(call));
+  /* OpenCL: scalar true is 1, vector true is -1 */
+  return lw_width(LLVMTypeOf(call)) == 1 ? LLVMBuildZExt(L->b, c, to, "") : LLVMBuildSExt(L->b, c, to, "");
+}
+
+/* ---- atomics: one atomicrmw per active lane, in lane order ---- */
+
+static LLVMAtomicRMWBinOp atomic_op(const char *n, int u, int *ok) {
+  *ok = 1;
+  if (!strcmp(n, "add") || !strcmp(n, "inc")) return LLVMAtomicRMWBinOpAdd;
+  if (!strcmp(n, "sub") || !strcmp(n, "dec")) return LLVMAtomicRMWBinOpSub;
+  if (!strcmp(n, "xchg")) return LLVMAtomicRMWBinOpXchg;
+  if (!strcmp(n, "min")) return u ? LLVMAtomicRMWBinOpUMin : LLVMAtomicRMWBinOpMin;
+  if (!strcmp(n, "max")) return u ? LLVMAtomicRMWBinOpUMax : LLVMAtomicRMWBinOpMax;
+  if (!strcmp(n, "and")) return LLVMAtomicRMWBinOpAnd;
+  if (!strcmp(n, "or")) return LLVMAtomicRMWBinOpOr;
+  if (!strcmp(n, "xor")) return LLVMAtomicRMWBinOpXor;
+  *ok = 0;
+  return LLVMAtomicRMWBinOpAdd;
+}
+
+static LLVMValueRef lane(lower *L, LLVMValueRef v, unsigned l) {
+  return LLVMBuildExtractElement(L->b, v, lw_const_i32(L, l), "");
+}
+
+static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
+  const char *op = strchr(bi->name, '_') + 1;
+  int cmpxchg = !strcmp(op, "cmpxchg"), ok = 1, unary = !strcmp(op, "inc") || !strcmp(op, "dec");
+  LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg : atomic_op(op, unsigned_code(bi->arg0), &ok);
+  if (!ok) return lw_unsupported(L, call, "this atomic builtin"), NULL;
+  LLVMTypeRef t = LLVMTypeOf(call), vt = lw_vtype(L, t);
+  LLVMValueRef p = lw_vval(L, LLVMGetOperand(call, 0));
+  LLVMValueRef v = unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vval(L, LLVMGetOperand(call, 1));
+  LLVMValueRef nv = cmpxchg ? lw_vval(L, LLVMGetOperand(call, 2)) : NULL;
+  LLVMValueRef acc = LLVMGetPoison(vt);
+  for (unsigned l = 0; l < L->G; l++) {
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "atomic.lane");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    LLVMBuildCondBr(L->b, lane(L, L->gmask, l), run, next);
+    LLVMPositionBuilderAtEnd(L->b, run);
+    LLVMValueRef old;
+    if (cmpxchg) {
+      old = LLVMBuildAtomicCmpXchg(L->b, lane(L, p, l), lane(L, v, l), lane(L, nv, l),
+                                   LLVMAtomicOrderingSequentiallyConsistent,
+                                   LLVMAtomicOrderingSequentiallyConsistent, 0);
+      old = LLVMBuildExtractValue(L->b, old, 0, "");
+    } else
+      old = LLVMBuildAtomicRMW(L->b, rmw, lane(L, p, l), lane(L, v, l),
+                               LLVMAtomicOrderingSequentiallyConsistent, 0);
+    LLVMValueRef with = LLVMBuildInsertElement(L->b, acc, old, lw_const_i32(L, l), "");
+    LLVMBuildBr(L->b, next);
+    LLVMPositionBuilderAtEnd(L->b, next);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, vt, "");
+    LLVMAddIncoming(phi, (LLVMValueRef[]){with, acc}, (LLVMBasicBlockRef[]){run, from}, 2);
+    acc = phi;
+  }
+  return acc;
+}
+
+/* ---- calls of LLVM intrinsics that clang or the canonical pipeline left ---- */
+
+static const char *const elementwise[] = {
+    "llvm.fmuladd", "llvm.fma", "llvm.fabs", "llvm.sqrt", "llvm.floor", "llvm.ceil",
+    "llvm.trunc", "llvm.rint", "llvm.round", "llvm.nearbyint", "llvm.minnum", "llvm.maxnum",
+    "llvm.minimum", "llvm.maximum", "llvm.copysign", "llvm.smax", "llvm.smin", "llvm.umax",
+    "llvm.umin", "llvm.abs", "llvm.ctpop", "llvm.ctlz", "llvm.cttz", "llvm.fshl", "llvm.fshr",
+    "llvm.bswap", "llvm.bitreverse", NULL};
+static const char *const no_effect[] = {"llvm.lifetime.", "llvm.dbg.", "llvm.assume",
+                                        "llvm.experimental.noalias", "llvm.var.annotation", NULL};
+
+static int has_prefix(const char *const *list, const char *name) {
+  for (; *list; list++) {
+    size_t n = strlen(*list);
+    if (!strncmp(name, *list, n) && (name[n] == 0 || name[n] == '.' || (*list)[n - 1] == '.'))
+      return 1;
+  }
+  return 0;
+}
+
+static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  size_t len;
+  const char *name = LLVMGetValueName2(callee, &len);
+  if (has_prefix(no_effect, name)) return NULL;
+  if (!LLVMGetIntrinsicID(callee) || !has_prefix(elementwise, name)) {
+    char what[160];
+    snprintf(what, sizeof what, "calls of '%s'", name);
+    return lw_unsupported(L, call, what), NULL;
+  }
+  unsigned n = LLVMGetNumArgOperands(call);
+  LLVMTypeRef rt = LLVMTypeOf(call);
+  LLVMValueRef args[4];
+  for (unsigned i = 0; i < n && i < 4; i++) { /* operands of the result's type are per lane */
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    args[i] = LLVMTypeOf(a) == rt && !uniform ? lw_vval(L, a) : lw_uval(L, a);
+  }
+  LLVMTypeRef over = uniform ? rt : lw_vtype(L, rt);
+  unsigned id = LLVMGetIntrinsicID(callee);
+  return LLVMBuildCall2(L->b, LLVMIntrinsicGetType(L->c, id, &over, 1),
+                        LLVMGetIntrinsicDeclaration(L->m, id, &over, 1), args, n, "");
+}
+
+LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  switch (bi->kind) {
+  case BI_NONE: return intrinsic_call(L, call, uniform);
+  case BI_GLOBAL_ID:
+  case BI_LOCAL_ID: return work_item_id(L, call, bi->kind);
+  case BI_GROUP_ID: case BI_LOCAL_SIZE: case BI_GLOBAL_SIZE: case BI_NUM_GROUPS:
+  case BI_GLOBAL_OFFSET: case BI_WORK_DIM: return group_query(L, call, bi->kind, uniform);
+  case BI_BARRIER: case BI_FENCE: return NULL;
+  case BI_MATH: return math(L, call, bi, uniform);
+  case BI_INTEGER: return integer(L, call, bi, uniform);
+  case BI_CONVERT: return convert(L, call, bi, uniform);
+  case BI_RELATIONAL: return relational(L, call, bi, uniform);
+  case BI_ATOMIC: return atomic(L, call, bi);
+  default: break;
+  }
+  char what[80];
+  snprintf(what, sizeof what, "the builtin '%s'", bi->name);
+  lw_unsupported(L, call, what);
+  return NULL;
+}

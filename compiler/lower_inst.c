@@ -1,0 +1,251 @@
+/* Instructions of the warp function. A uniform instruction is cloned once per warp with scalar
+ * operands; any other instruction is rebuilt as vector code for one lane group. Memory accesses
+ * take the group's mask: a lane-affine address whose stride is the element size becomes a
+ * packed masked load/store (when the launch makes get_local_id(0) lane-affine), anything else a
+ * masked gather/scatter. */
+#include "lower.h"
+
+int lw_writes_memory(LLVMValueRef inst) {
+  return LLVMIsAStoreInst(inst) || LLVMIsACallInst(inst) || LLVMIsAAtomicRMWInst(inst) ||
+         LLVMIsAAtomicCmpXchgInst(inst) || LLVMIsAFenceInst(inst);
+}
+
+/* A uniform instruction may move to the top of its block unless it reads memory that an earlier
+ * instruction of the block may have written. Calls are builtins whose uniform forms are pure. */
+int lw_is_hoistable(LLVMValueRef inst, int after_write) {
+  return !(LLVMIsALoadInst(inst) && after_write);
+}
+
+void lw_inst_uniform(lower *L, LLVMValueRef inst) {
+  if (LLVMIsACallInst(inst)) {
+    builtin bi = builtin_of_call(inst);
+    LLVMValueRef r = lw_builtin(L, inst, &bi, 1);
+    if (r) lw_def_u(L, inst, r);
+    return;
+  }
+  LLVMValueRef c = LLVMInstructionClone(inst);
+  for (int i = 0; i < LLVMGetNumOperands(inst); i++)
+    LLVMSetOperand(c, (unsigned)i, lw_uval(L, LLVMGetOperand(inst, i)));
+  LLVMInsertIntoBuilder(L->b, c);
+  lw_def_u(L, inst, c);
+}
+
+static LLVMValueRef group_gep(lower *L, LLVMValueRef gep) {
+  LLVMValueRef idx[16];
+  int n = LLVMGetNumOperands(gep) - 1;
+  if (n > 16) return lw_unsupported(L, gep, "a getelementptr with more than 16 indices"), NULL;
+  LLVMValueRef base = LLVMGetOperand(gep, 0);
+  base = lw_slot(L, base) && lw_slot(L, base)->shape != UNIFORM ? lw_vval(L, base) : lw_uval(L, base);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef o = LLVMGetOperand(gep, i + 1);
+    slot *s = lw_slot(L, o);
+    idx[i] = s && s->shape != UNIFORM ? lw_vval(L, o) : lw_uval(L, o);
+  }
+  LLVMValueRef r = LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(gep), base, idx, (unsigned)n, "");
+  return LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVectorTypeKind ? r : lw_splat(L, r);
+}
+
+/* <G x ptr> to <kG x ptr>: lane l's k element addresses. */
+static LLVMValueRef element_ptrs(lower *L, LLVMValueRef p, unsigned k, size_t esz) {
+  if (k == 1) return p;
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, k * L->G), *o = ARENA_NEW(L->a, LLVMValueRef, k * L->G);
+  for (unsigned i = 0; i < k * L->G; i++)
+    m[i] = lw_const_i32(L, i / k), o[i] = lw_const_i64(L, (i % k) * esz);
+  LLVMValueRef wide = LLVMBuildShuffleVector(L->b, p, LLVMGetPoison(LLVMTypeOf(p)), LLVMConstVector(m, k * L->G), "");
+  LLVMValueRef off = LLVMConstVector(o, k * L->G);
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), wide, &off, 1, "");
+}
+
+static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
+  value_fact f = divergence_of(L->dv, addr);
+  return f.shape == AFFINE && f.stride == (int64_t)LLVMABISizeOfType(L->td, t);
+}
+
+/* Emits `then` code when the launch makes lane-affine addresses contiguous, `other` code if
+ * not, and merges the loaded value (or nothing, for stores). */
+typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, int packed);
+
+static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
+  LLVMBasicBlockRef pk = LLVMAppendBasicBlockInContext(L->c, L->fn, "packed"),
+                    ga = LLVMAppendBasicBlockInContext(L->c, L->fn, "gather"),
+                    join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMBuildCondBr(L->b, L->x_aligned, pk, ga);
+  LLVMPositionBuilderAtEnd(L->b, pk);
+  LLVMValueRef a = f(L, inst, 1);
+  LLVMBasicBlockRef pk_end = LLVMGetInsertBlock(L->b);
+  LLVMBuildBr(L->b, join);
+  LLVMPositionBuilderAtEnd(L->b, ga);
+  LLVMValueRef b = f(L, inst, 0);
+  LLVMBasicBlockRef ga_end = LLVMGetInsertBlock(L->b);
+  LLVMBuildBr(L->b, join);
+  LLVMPositionBuilderAtEnd(L->b, join);
+  if (!a) return NULL;
+  LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(a), "");
+  LLVMAddIncoming(phi, (LLVMValueRef[]){a, b}, (LLVMBasicBlockRef[]){pk_end, ga_end}, 2);
+  return phi;
+}
+
+static LLVMValueRef load_access(lower *L, LLVMValueRef ld, int packed) {
+  LLVMTypeRef t = LLVMTypeOf(ld), vt = lw_vtype(L, t);
+  unsigned k = lw_width(t);
+  LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0)), m = lw_expand_mask(L, L->gmask, k);
+  LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
+  if (packed) {
+    LLVMValueRef p0 = LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
+    return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
+                        (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
+  }
+  size_t esz = LLVMABISizeOfType(L->td, LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t);
+  LLVMValueRef ps = element_ptrs(L, p, k, esz);
+  return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
+                      (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
+}
+
+static LLVMValueRef store_access(lower *L, LLVMValueRef st, int packed) {
+  LLVMValueRef val = LLVMGetOperand(st, 0);
+  LLVMTypeRef t = LLVMTypeOf(val), vt = lw_vtype(L, t);
+  unsigned k = lw_width(t);
+  LLVMValueRef v = lw_vval(L, val), p = lw_vval(L, LLVMGetOperand(st, 1));
+  LLVMValueRef m = lw_expand_mask(L, L->gmask, k);
+  LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
+  if (packed) {
+    LLVMValueRef p0 = LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
+    lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
+                 (LLVMValueRef[]){v, p0, align, m}, 4);
+    return NULL;
+  }
+  size_t esz = LLVMABISizeOfType(L->td, LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t);
+  LLVMValueRef ps = element_ptrs(L, p, k, esz);
+  lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
+               (LLVMValueRef[]){v, ps, align, m}, 4);
+  return NULL;
+}
+
+static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
+  LLVMValueRef addr = LLVMGetOperand(ld, 0);
+  if (divergence_of(L->dv, addr).shape == UNIFORM) { /* read once, every lane sees it */
+    LLVMValueRef c = LLVMBuildLoad2(L->b, LLVMTypeOf(ld), lw_uval(L, addr), "");
+    LLVMSetAlignment(c, LLVMGetAlignment(ld));
+    return lw_splat(L, c);
+  }
+  return is_packed(L, addr, LLVMTypeOf(ld)) ? affine_switch(L, ld, load_access) : load_access(L, ld, 0);
+}
+
+static void lower_store(lower *L, LLVMValueRef st) {
+  LLVMValueRef val = LLVMGetOperand(st, 0), addr = LLVMGetOperand(st, 1);
+  if (divergence_of(L->dv, addr).shape == UNIFORM && divergence_of(L->dv, val).shape == UNIFORM) {
+    LLVMSetAlignment(LLVMBuildStore(L->b, lw_uval(L, val), lw_uval(L, addr)), LLVMGetAlignment(st));
+    return;
+  }
+  if (is_packed(L, addr, LLVMTypeOf(val))) affine_switch(L, st, store_access);
+  else store_access(L, st, 0);
+}
+
+/* Private memory: lane l's copy of an alloca sits at frame + off + l × size, so that it survives
+ * a return to the scheduler. */
+static LLVMValueRef lower_alloca(lower *L, LLVMValueRef inst) {
+  slot *s = lw_slot(L, inst);
+  size_t size = LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst));
+  LLVMValueRef lanes = LLVMBuildMul(L->b, lw_iota(L, LLVMInt64TypeInContext(L->c), L->grp * L->G),
+                                    lw_splat(L, lw_const_i64(L, size)), "");
+  LLVMValueRef off = LLVMBuildAdd(L->b, lanes, lw_splat(L, lw_const_i64(L, s->priv_off)), "");
+  LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->frame, &off, 1, "");
+  LLVMTypeRef t = lw_vtype(L, LLVMTypeOf(inst));
+  return LLVMTypeOf(p) == t ? p : LLVMBuildAddrSpaceCast(L->b, p, t, "");
+}
+
+static LLVMValueRef lower_select(lower *L, LLVMValueRef inst) {
+  LLVMValueRef c = LLVMGetOperand(inst, 0);
+  LLVMValueRef a = lw_vval(L, LLVMGetOperand(inst, 1)), b = lw_vval(L, LLVMGetOperand(inst, 2));
+  unsigned k = lw_width(LLVMTypeOf(inst));
+  if (divergence_of(L->dv, c).shape == UNIFORM) return LLVMBuildSelect(L->b, lw_uval(L, c), a, b, "");
+  LLVMValueRef cv = lw_vval(L, c);
+  if (lw_width(LLVMTypeOf(c)) != k) cv = lw_expand_mask(L, cv, k);
+  return LLVMBuildSelect(L->b, cv, a, b, "");
+}
+
+static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
+  LLVMValueRef idx = LLVMGetOperand(inst, 1);
+  if (!LLVMIsAConstantInt(idx)) return lw_unsupported(L, inst, "a vector element chosen at run time"), NULL;
+  unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0))), c = (unsigned)LLVMConstIntGetZExtValue(idx);
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  for (unsigned l = 0; l < L->G; l++) m[l] = lw_const_i32(L, l * k + c);
+  LLVMValueRef v = lw_vval(L, LLVMGetOperand(inst, 0));
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, L->G), "");
+}
+
+static LLVMValueRef lower_insert(lower *L, LLVMValueRef inst) {
+  LLVMValueRef idx = LLVMGetOperand(inst, 2);
+  if (!LLVMIsAConstantInt(idx)) return lw_unsupported(L, inst, "a vector element chosen at run time"), NULL;
+  unsigned k = lw_width(LLVMTypeOf(inst)), c = (unsigned)LLVMConstIntGetZExtValue(idx), n = k * L->G;
+  LLVMValueRef vec = lw_vval(L, LLVMGetOperand(inst, 0)), e = lw_vval(L, LLVMGetOperand(inst, 1));
+  LLVMValueRef *wm = ARENA_NEW(L->a, LLVMValueRef, n), *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++)
+    wm[i] = lw_const_i32(L, i / k), m[i] = lw_const_i32(L, i % k == c ? n + i : i);
+  LLVMValueRef wide = LLVMBuildShuffleVector(L->b, e, LLVMGetPoison(LLVMTypeOf(e)), LLVMConstVector(wm, n), "");
+  return LLVMBuildShuffleVector(L->b, vec, wide, LLVMConstVector(m, n), "");
+}
+
+static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
+  unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0))), n = LLVMGetNumMaskElements(inst);
+  LLVMValueRef a = lw_vval(L, LLVMGetOperand(inst, 0)), b = lw_vval(L, LLVMGetOperand(inst, 1));
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n * L->G);
+  for (unsigned l = 0; l < L->G; l++)
+    for (unsigned j = 0; j < n; j++) {
+      int src = LLVMGetMaskValue(inst, j);
+      unsigned i = l * n + j;
+      if (src == LLVMGetUndefMaskElem()) m[i] = LLVMGetPoison(LLVMInt32TypeInContext(L->c));
+      else if ((unsigned)src < k) m[i] = lw_const_i32(L, l * k + (unsigned)src);
+      else m[i] = lw_const_i32(L, k * L->G + l * k + (unsigned)src - k);
+    }
+  return LLVMBuildShuffleVector(L->b, a, b, LLVMConstVector(m, n * L->G), "");
+}
+
+static LLVMValueRef lower_binop(lower *L, LLVMValueRef inst, LLVMOpcode op) {
+  LLVMValueRef a = lw_vval(L, LLVMGetOperand(inst, 0)), b = lw_vval(L, LLVMGetOperand(inst, 1));
+  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) {
+    /* inactive lanes hold stale divisors: make them 1 so they cannot trap */
+    LLVMValueRef one = LLVMConstInt(LLVMGetElementType(LLVMTypeOf(b)), 1, 0);
+    b = LLVMBuildSelect(L->b, lw_expand_mask(L, L->gmask, lw_width(LLVMTypeOf(inst))), b,
+                        lw_splat(L, one), "");
+  }
+  return LLVMBuildBinOp(L->b, op, a, b, "");
+}
+
+static LLVMValueRef lower_value_inst(lower *L, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (op >= LLVMAdd && op <= LLVMXor) return lower_binop(L, inst, op);
+  if ((op >= LLVMTrunc && op <= LLVMBitCast) || op == LLVMAddrSpaceCast)
+    return LLVMBuildCast(L->b, op, lw_vval(L, LLVMGetOperand(inst, 0)), lw_vtype(L, LLVMTypeOf(inst)), "");
+  switch (op) {
+  case LLVMFNeg: return LLVMBuildFNeg(L->b, lw_vval(L, LLVMGetOperand(inst, 0)), "");
+  case LLVMICmp:
+    return LLVMBuildICmp(L->b, LLVMGetICmpPredicate(inst), lw_vval(L, LLVMGetOperand(inst, 0)),
+                         lw_vval(L, LLVMGetOperand(inst, 1)), "");
+  case LLVMFCmp:
+    return LLVMBuildFCmp(L->b, LLVMGetFCmpPredicate(inst), lw_vval(L, LLVMGetOperand(inst, 0)),
+                         lw_vval(L, LLVMGetOperand(inst, 1)), "");
+  case LLVMSelect: return lower_select(L, inst);
+  case LLVMGetElementPtr: return group_gep(L, inst);
+  case LLVMLoad: return lower_load(L, inst);
+  case LLVMAlloca: return lower_alloca(L, inst);
+  case LLVMExtractElement: return lower_extract(L, inst);
+  case LLVMInsertElement: return lower_insert(L, inst);
+  case LLVMShuffleVector: return lower_shuffle(L, inst);
+  case LLVMFreeze: return lw_vval(L, LLVMGetOperand(inst, 0));
+  default: return lw_unsupported(L, inst, "this instruction"), NULL;
+  }
+}
+
+void lw_inst_group(lower *L, LLVMValueRef inst) {
+  LLVMValueRef r = NULL;
+  if (LLVMIsAPHINode(inst) || LLVMIsAFenceInst(inst)) return;
+  if (LLVMIsAStoreInst(inst)) return lower_store(L, inst);
+  if (LLVMIsACallInst(inst)) {
+    builtin bi = builtin_of_call(inst);
+    r = lw_builtin(L, inst, &bi, 0);
+  } else if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst)) {
+    lw_unsupported(L, inst, "LLVM atomic instructions (use the OpenCL atomic_* builtins)");
+  } else r = lower_value_inst(L, inst);
+  if (r && LLVMGetTypeKind(LLVMTypeOf(inst)) != LLVMVoidTypeKind) lw_def_v(L, inst, r);
+}

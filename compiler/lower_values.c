@@ -1,0 +1,309 @@
+/* Values of the warp function: types per lane group, splats and masks, the slots that hold the
+ * kernel's values, and the frame that keeps them between calls.
+ *
+ * A kernel value of type T becomes <G x T> for one lane group; a kernel vector <k x E> (float4)
+ * becomes <kG x E> with lane l's elements at l*k .. l*k+k-1, so element-wise operations stay one
+ * instruction and a float4 array in memory is the same layout as the register. */
+#include <string.h>
+
+#include "lower.h"
+
+unsigned lw_width(LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 1;
+}
+
+static LLVMTypeRef elem_type(LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+}
+
+LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t) {
+  return LLVMVectorType(elem_type(t), lw_width(t) * L->G);
+}
+
+LLVMValueRef lw_const_i64(lower *L, uint64_t v) {
+  return LLVMConstInt(LLVMInt64TypeInContext(L->c), v, 0);
+}
+
+LLVMValueRef lw_const_i32(lower *L, uint64_t v) {
+  return LLVMConstInt(LLVMInt32TypeInContext(L->c), v, 0);
+}
+
+/* A shuffle mask whose element i is f(i) for i < n. */
+static LLVMValueRef shuffle_mask(lower *L, unsigned n, unsigned k, int repeat) {
+  LLVMValueRef *e = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) e[i] = lw_const_i32(L, repeat ? i % k : i / k);
+  return LLVMConstVector(e, n);
+}
+
+LLVMValueRef lw_splat(lower *L, LLVMValueRef s) {
+  LLVMTypeRef t = LLVMTypeOf(s);
+  unsigned k = lw_width(t);
+  if (k == 1) {
+    LLVMTypeRef vt = LLVMVectorType(t, 1);
+    s = LLVMBuildInsertElement(L->b, LLVMGetPoison(vt), s, lw_const_i32(L, 0), "");
+  }
+  LLVMValueRef poison = LLVMGetPoison(LLVMTypeOf(s));
+  return LLVMBuildShuffleVector(L->b, s, poison, shuffle_mask(L, k * L->G, k, 1), "");
+}
+
+LLVMValueRef lw_expand_mask(lower *L, LLVMValueRef m, unsigned k) {
+  if (k == 1) return m;
+  return LLVMBuildShuffleVector(L->b, m, LLVMGetPoison(LLVMTypeOf(m)),
+                                shuffle_mask(L, k * L->G, k, 0), "");
+}
+
+LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g) {
+  LLVMValueRef sh = LLVMBuildLShr(L->b, mask64, lw_const_i64(L, (uint64_t)g * L->G), "");
+  return LLVMBuildTrunc(L->b, sh, LLVMIntTypeInContext(L->c, L->G), "");
+}
+
+LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMInt1TypeInContext(L->c), L->G);
+  return LLVMBuildBitCast(L->b, lw_group_bits(L, mask64, g), vt, "");
+}
+
+LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
+  LLVMValueRef *e = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  for (unsigned i = 0; i < L->G; i++) e[i] = LLVMConstInt(elem, first + i, 0);
+  return LLVMConstVector(e, L->G);
+}
+
+LLVMValueRef lw_ctx_field(lower *L, size_t offset, LLVMTypeRef t) {
+  (void)t;
+  LLVMValueRef off = lw_const_i64(L, offset);
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->ctx, &off, 1, "");
+}
+
+LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
+                          LLVMValueRef *args, unsigned nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!id) DIE("unknown intrinsic %s", name);
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration(L->m, id, over, nover);
+  LLVMTypeRef ft = LLVMIntrinsicGetType(L->c, id, over, nover);
+  return LLVMBuildCall2(L->b, ft, f, args, nargs, "");
+}
+
+void lw_unsupported(lower *L, LLVMValueRef inst, const char *what) {
+  if (L->error) return;
+  unsigned line = LLVMGetDebugLocLine(inst);
+  const char *file = LLVMGetDebugLocFilename(inst, &(unsigned){0});
+  if (asprintf(&L->error, "%s:%u: weft does not support %s", file ? file : "kernel", line,
+               what) < 0)
+    L->error = NULL;
+}
+
+/* ---- slots ---- */
+
+slot *lw_slot(lower *L, LLVMValueRef v) { return ptrmap_get(&L->slots, v); }
+
+static int used_elsewhere(LLVMValueRef inst) {
+  LLVMBasicBlockRef home = LLVMGetInstructionParent(inst);
+  if (LLVMIsAPHINode(inst)) return 1;
+  for (LLVMUseRef u = LLVMGetFirstUse(inst); u; u = LLVMGetNextUse(u))
+    if (LLVMGetInstructionParent(LLVMGetUser(u)) != home) return 1;
+  return 0;
+}
+
+/* Frame bytes of one lane of t: i1 is kept as i8 there. */
+static LLVMTypeRef frame_type(lower *L, LLVMTypeRef t) {
+  LLVMTypeRef e = elem_type(t);
+  if (LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 1)
+    e = LLVMInt8TypeInContext(L->c);
+  return lw_width(t) > 1 ? LLVMVectorType(e, lw_width(t)) : e;
+}
+
+static size_t frame_alloc(lower *L, size_t bytes) {
+  size_t off = (L->frame_size + 63) & ~(size_t)63;
+  L->frame_size = off + bytes;
+  return off;
+}
+
+static void make_slot(lower *L, LLVMValueRef inst) {
+  slot *s = ARENA_NEW(L->a, slot, 1);
+  s->type = LLVMTypeOf(inst);
+  s->shape = divergence_of(L->dv, inst).shape;
+  s->cross = used_elsewhere(inst);
+  if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
+  else {
+    s->v = ARENA_NEW(L->a, LLVMValueRef, L->ngroups);
+    for (unsigned g = 0; g < L->ngroups; g++) s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
+  }
+  if (s->cross) {
+    s->frame_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, frame_type(L, s->type)));
+    s->index = L->ncross++;
+  }
+  if (LLVMIsAAllocaInst(inst))
+    s->priv_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst)));
+  ptrmap_put(L->a, &L->slots, inst, s);
+}
+
+void lw_make_slots(lower *L) {
+  for (int pc = 0; pc < L->g->nblocks; pc++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(L->g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) make_slot(L, i);
+  L->cross = ARENA_NEW(L->a, slot *, L->ncross + 1);
+  for (unsigned i = 0; i < L->slots.cap; i++) {
+    slot *s = L->slots.vals[i];
+    if (L->slots.keys[i] && s->cross) L->cross[s->index] = s;
+  }
+}
+
+/* A constant expression rebuilt in the warp function, so that the kernel's __local globals in
+ * it become this work-group's local memory. */
+static LLVMValueRef rebuild_const(lower *L, LLVMValueRef v) {
+  LLVMValueRef mapped = ptrmap_get(&L->uniforms, v);
+  if (mapped) return mapped;
+  if (!LLVMIsAConstantExpr(v)) return v;
+  int n = LLVMGetNumOperands(v), local = 0;
+  LLVMValueRef ops[8];
+  for (int i = 0; i < n && i < 8; i++) {
+    ops[i] = rebuild_const(L, LLVMGetOperand(v, i));
+    local |= ops[i] != LLVMGetOperand(v, i);
+  }
+  if (!local) return v;
+  LLVMOpcode op = LLVMGetConstOpcode(v);
+  if (op == LLVMGetElementPtr)
+    return LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(v), ops[0], ops + 1, (unsigned)n - 1, "");
+  if ((op >= LLVMTrunc && op <= LLVMBitCast) || op == LLVMAddrSpaceCast) return LLVMBuildCast(L->b, op, ops[0], LLVMTypeOf(v), "");
+  DIE("constant expression with opcode %d over __local memory", (int)op);
+}
+
+LLVMValueRef lw_uval(lower *L, LLVMValueRef v) {
+  slot *s = lw_slot(L, v);
+  if (!s) return rebuild_const(L, v);
+  if (s->shape != UNIFORM) DIE("uniform use of a non-uniform value");
+  return LLVMBuildLoad2(L->b, s->type, s->u, "");
+}
+
+LLVMValueRef lw_vval(lower *L, LLVMValueRef v) {
+  slot *s = lw_slot(L, v);
+  if (!s || s->shape == UNIFORM) return lw_splat(L, lw_uval(L, v));
+  return LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[L->grp], "");
+}
+
+void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val) {
+  LLVMBuildStore(L->b, val, lw_slot(L, v)->u);
+}
+
+void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val) {
+  LLVMBuildStore(L->b, val, lw_slot(L, v)->v[L->grp]);
+}
+
+/* ---- the frame ---- */
+
+static LLVMValueRef frame_ptr(lower *L, size_t off) {
+  LLVMValueRef o = lw_const_i64(L, off);
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->frame, &o, 1, "");
+}
+
+static LLVMValueRef to_frame(lower *L, LLVMValueRef v, LLVMTypeRef ft) {
+  return LLVMTypeOf(v) == ft ? v : LLVMBuildZExt(L->b, v, ft, "");
+}
+
+static LLVMValueRef from_frame(lower *L, LLVMValueRef v, LLVMTypeRef t) {
+  return LLVMTypeOf(v) == t ? v : LLVMBuildTrunc(L->b, v, t, "");
+}
+
+static void restore_slot(lower *L, slot *s, LLVMValueRef first_lane) {
+  LLVMTypeRef ft = frame_type(L, s->type);
+  size_t lane = LLVMABISizeOfType(L->td, ft);
+  if (s->shape == UNIFORM) { /* any active lane holds the warp's value */
+    LLVMValueRef off = LLVMBuildMul(L->b, first_lane, lw_const_i64(L, lane), "");
+    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), frame_ptr(L, s->frame_off), &off, 1, "");
+    LLVMBuildStore(L->b, from_frame(L, LLVMBuildLoad2(L->b, ft, p, ""), s->type), s->u);
+    return;
+  }
+  LLVMTypeRef vft = lw_vtype(L, ft), vt = lw_vtype(L, s->type);
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef x = LLVMBuildLoad2(L->b, vft, frame_ptr(L, s->frame_off + g * L->G * lane), "");
+    LLVMSetAlignment(x, 1);
+    LLVMBuildStore(L->b, from_frame(L, x, vt), s->v[g]);
+  }
+}
+
+static int live(const lower *L, int pc, int index) {
+  return (int)(L->live_in[(size_t)pc * L->live_words + index / 64] >> (index % 64) & 1);
+}
+
+void lw_frame_restore(lower *L, int pc) {
+  LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
+                                    (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+  for (int i = 0; i < L->ncross; i++)
+    if (live(L, pc, i)) restore_slot(L, L->cross[i], first);
+}
+
+/* Writes the lanes of this call, and only those, of one value into the frame. */
+static void save_slot(lower *L, slot *s) {
+  LLVMTypeRef ft = frame_type(L, s->type), vft = lw_vtype(L, ft);
+  size_t lane = LLVMABISizeOfType(L->td, ft);
+  LLVMValueRef u = s->shape == UNIFORM ? lw_splat(L, to_frame(L, LLVMBuildLoad2(L->b, s->type, s->u, ""), ft)) : NULL;
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef p = frame_ptr(L, s->frame_off + g * L->G * lane);
+    LLVMValueRef x = u ? u : to_frame(L, LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], ""), vft);
+    LLVMValueRef m = lw_expand_mask(L, lw_group_mask(L, L->mask, g), lw_width(ft));
+    lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vft, LLVMTypeOf(p)}, 2,
+                 (LLVMValueRef[]){x, p, lw_const_i32(L, 1), m}, 4);
+  }
+}
+
+void lw_frame_save(lower *L, const int *to, int n) {
+  for (int i = 0; i < L->ncross; i++) {
+    int needed = 0;
+    for (int k = 0; k < n && !needed; k++) needed = to[k] < L->g->nblocks && live(L, to[k], i);
+    if (needed) save_slot(L, L->cross[i]);
+  }
+}
+
+/* ---- liveness of the cross slots, by the usual backward data-flow ---- */
+
+static void set_bit(uint64_t *set, int i) { set[i / 64] |= 1ull << (i % 64); }
+
+static void use_of(lower *L, LLVMValueRef v, uint64_t *use, const uint64_t *def) {
+  slot *s = lw_slot(L, v);
+  if (s && s->cross && !(def[s->index / 64] >> (s->index % 64) & 1)) set_bit(use, s->index);
+}
+
+/* use: read in the block before any write; def: written in the block, including the phis of
+ * its successors, which are written on the way out. */
+static void block_use_def(lower *L, int pc, uint64_t *use, uint64_t *def) {
+  const cfg_block *b = &L->g->blocks[pc];
+  for (LLVMValueRef i = LLVMGetFirstInstruction(b->bb); i; i = LLVMGetNextInstruction(i)) {
+    if (!LLVMIsAPHINode(i))
+      for (int k = 0; k < LLVMGetNumOperands(i); k++) use_of(L, LLVMGetOperand(i, k), use, def);
+    slot *s = lw_slot(L, i);
+    if (s && s->cross && !LLVMIsAPHINode(i)) set_bit(def, s->index);
+  }
+  for (int k = 0; k < b->nsuccs; k++)
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi))
+      for (unsigned j = 0; j < LLVMCountIncoming(phi); j++)
+        if (LLVMGetIncomingBlock(phi, j) == b->bb) use_of(L, LLVMGetIncomingValue(phi, j), use, def);
+  for (int k = 0; k < b->nsuccs; k++)
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi))
+      set_bit(def, lw_slot(L, phi)->index);
+}
+
+void lw_liveness(lower *L) {
+  int n = L->g->nblocks, w = L->live_words = (L->ncross + 63) / 64 + 1;
+  uint64_t *use = ARENA_NEW(L->a, uint64_t, (size_t)n * w), *def = ARENA_NEW(L->a, uint64_t, (size_t)n * w);
+  L->live_in = ARENA_NEW(L->a, uint64_t, (size_t)n * w);
+  for (int pc = 0; pc < n; pc++) {
+    block_use_def(L, pc, use + (size_t)pc * w, def + (size_t)pc * w);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[pc].bb); phi && LLVMIsAPHINode(phi);
+         phi = LLVMGetNextInstruction(phi))
+      set_bit(use + (size_t)pc * w, lw_slot(L, phi)->index); /* a phi is live where it starts */
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int pc = n - 1; pc >= 0; pc--) {
+      const cfg_block *b = &L->g->blocks[pc];
+      for (int k = 0; k < w; k++) {
+        uint64_t out = 0;
+        for (int s = 0; s < b->nsuccs; s++) out |= L->live_in[(size_t)b->succs[s] * w + k];
+        uint64_t in = use[(size_t)pc * w + k] | (out & ~def[(size_t)pc * w + k]);
+        if (in != L->live_in[(size_t)pc * w + k]) L->live_in[(size_t)pc * w + k] = in, changed = 1;
+      }
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/* The contract between generated warp code and the runtime.
+ *
+ * For each kernel and (W, G) the compiler emits one function
+ *     uint32_t run(weft_warp_ctx *ctx)
+ * that runs the lanes ctx->mask of one warp from block ctx->pc. Blocks jump to each other inside
+ * the function while the active lanes agree on the successor and it is below ctx->guard; the
+ * function returns to the scheduler (which calls the policy) only when
+ *   - the lanes of a block went more than one way (a divergent branch), or
+ *   - they all go to a block whose PC is >= ctx->guard (the policy's published point: the stack
+ *     top's reconvergence PC, ...); the kernel's end is PC nblocks, always >= guard, or
+ *   - they reached a barrier.
+ * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
+ * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
+ *
+ * The compiler builds its accesses to these structs with offsetof() on this header, so the two
+ * sides cannot disagree. Only C types of fixed size appear here. */
+#ifndef WEFT_KERNEL_H
+#define WEFT_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft.h"
+
+#define WEFT_MAX_WARP 64
+
+enum weft_event {
+  WEFT_EVENT_BRANCH = 1,  /* the lanes go to targets: 1 target at/past the guard, 2+ diverged */
+  WEFT_EVENT_BARRIER = 2, /* the lanes ctx->mask wait at the barrier ending block from_pc; they
+                             resume at target_pc[0] */
+};
+
+/* Shared by the warps of one work-group; read-only for generated code. */
+typedef struct weft_group {
+  const void *args;   /* the launch's argument block (see weft_compiled_kernel.setargs) */
+  char *local_mem;    /* this work-group's __local memory, 64-byte aligned */
+  uint64_t group_id[3];
+  uint64_t local_size[3], global_size[3], num_groups[3], global_offset[3];
+  uint32_t work_dim;
+  uint32_t x_aligned; /* local_size[0] % G == 0: get_local_id(0) is lane-affine in a lane group */
+} weft_group;
+
+typedef struct weft_warp_ctx {
+  /* Set by the scheduler before each call. */
+  uint64_t mask; /* active lanes, bit i = lane i (thread 0 is bit 0) */
+  uint32_t pc;   /* block to run */
+  uint32_t guard;
+  /* Set by generated code before it returns. */
+  uint32_t event; /* enum weft_event */
+  uint32_t from_pc;
+  uint32_t ntargets; /* BRANCH: distinct targets, each with a non-empty mask, in PC order */
+  uint32_t pad_;
+  uint32_t target_pc[WEFT_MAX_WARP];
+  uint64_t target_mask[WEFT_MAX_WARP];
+  /* Added to by generated code (see weft_stats). */
+  uint64_t block_execs, instr_execs, lane_instrs, groups_run;
+  /* Fixed for the warp. */
+  const weft_group *group;
+  char *frame;                     /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */
+  uint32_t lid[3][WEFT_MAX_WARP];  /* each lane's local id per dimension */
+} weft_warp_ctx;
+
+typedef uint32_t (*weft_warp_fn)(weft_warp_ctx *ctx);
+
+/* One kernel parameter. VALUE parameters live in the argument block at `offset`; a LOCAL
+ * parameter's slot holds a uint64 byte offset into the work-group's local memory. */
+typedef struct weft_param {
+  const char *name, *type_name;
+  weft_arg_kind kind;
+  weft_type type;
+  unsigned vector_width;
+  size_t size;   /* VALUE: bytes of the value; buffers: bytes of one element */
+  size_t offset; /* slot in the argument block */
+} weft_param;
+
+/* A compiled kernel as the runtime sees it. Owned by the compiler's kernel object. */
+typedef struct weft_compiled_kernel {
+  const char *name;
+  unsigned warp, lanes;   /* W and G it was compiled for */
+  unsigned nblocks;       /* PCs 0..nblocks-1; nblocks is the kernel's end */
+  const uint32_t *ipdom;  /* per PC: immediate post-dominator (nblocks: the end) */
+  const uint32_t *first_line, *last_line; /* per PC, 0 when unknown */
+  const uint32_t *ninstr; /* per PC: instructions of the block, for SIMD efficiency */
+  size_t frame_size;      /* bytes per warp */
+  size_t static_local_size; /* bytes of the kernel's own __local arrays */
+  size_t args_size;       /* bytes of the argument block */
+  unsigned nparams;
+  const weft_param *params;
+  weft_warp_fn run;
+  /* void setargs(void *block, P0, P1, ...): stores its arguments into the argument block. It has
+   * the kernel's parameter list with pointers as pointers, scalars as their C types, vectors
+   * (float4, ...) by pointer and LOCAL parameters as a uint64 offset; call it with libffi. */
+  void (*setargs)(void);
+} weft_compiled_kernel;
+
+#endif

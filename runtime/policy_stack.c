@@ -1,0 +1,165 @@
+/* `stack`: the IPDOM reconvergence stack of Fung et al. (the MP paper's "SPS", its Figure 3).
+ *
+ * Each entry is (PC, RPC, mask): the lanes `mask` run from PC until they reach RPC, their
+ * reconvergence point. Only the top entry runs; its RPC is the guard published to the warp
+ * function. The bottom entry starts at PC 0 with RPC nblocks (the kernel's end) and the live lanes.
+ *
+ * On a divergent branch from block b with R = ipdom[b]: if R is the top's RPC (a loop exit, say),
+ * the top entry is replaced by one entry per target other than R -- the lanes going to R already
+ * wait in the entry below; otherwise the top entry waits at R (its PC becomes R) and one entry
+ * (target, R, mask) is pushed per target other than R. The target with the larger PC is pushed
+ * first, so the smaller PC runs first, as in the paper's figures. An entry pops when its PC reaches
+ * its RPC; when the entry below it waits at that PC, its lanes have met: a reconvergence.
+ *
+ * Lanes that reach PC nblocks are finished for good; they are kept in `finished` and dropped from
+ * every entry that becomes the top. Bound: the masks of the entries form a laminar family (a
+ * pushed entry's mask is a strict subset of its parent's; siblings are disjoint and non-empty), so
+ * there are never more than 2W-1 entries. The state has room for 2W and reports overflow anyway.
+ *
+ * A barrier must be reached by all the warp's live lanes together: part of the warp at a barrier
+ * is a divergent barrier, or a deadlock when the missing lanes returned. */
+#include <string.h>
+
+#include "runtime.h"
+
+typedef struct stack_entry {
+  uint32_t pc, rpc;
+  uint64_t mask;
+} stack_entry;
+
+/* Invariant: while depth > 0 the top entry has pc < nblocks, pc != rpc and a mask without
+ * finished lanes (settle() restores it after every change). */
+typedef struct stack_state {
+  const weft_compiled_kernel *k;
+  uint32_t depth, cap;
+  uint64_t live, finished;
+  uint32_t waiting;    /* the top entry waits at a barrier; its PC is where it resumes */
+  uint32_t barrier_pc; /* the block the barrier ends */
+  stack_entry e[];
+} stack_state;
+
+static size_t stack_state_size(const weft_compiled_kernel *k) {
+  return sizeof(stack_state) + 2 * (size_t)k->warp * sizeof(stack_entry);
+}
+
+static void stack_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
+  stack_state *s = st;
+  memset(s, 0, sizeof *s);
+  s->k = k;
+  s->cap = 2 * k->warp;
+  s->live = live;
+  s->depth = 1;
+  s->e[0] = (stack_entry){0, k->nblocks, live};
+}
+
+/* Pops the entries that arrived: at the kernel's end, at their RPC, or with no lanes left. */
+static void settle(stack_state *s, policy_counters *c) {
+  while (s->depth > 0) {
+    stack_entry *top = &s->e[s->depth - 1];
+    if (top->pc >= s->k->nblocks) s->finished |= top->mask;
+    top->mask &= ~s->finished;
+    if (top->mask && top->pc != top->rpc) return;
+    uint32_t rpc = top->rpc, met = top->mask && top->pc == rpc;
+    s->depth--;
+    if (met && s->depth > 0 && s->e[s->depth - 1].pc == rpc) c->reconvergences++;
+  }
+}
+
+static int stack_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
+  stack_state *s = st;
+  if (s->waiting || s->depth == 0) return 0;
+  const stack_entry *top = &s->e[s->depth - 1];
+  *pc = top->pc, *mask = top->mask, *guard = top->rpc;
+  return 1;
+}
+
+static weft_status diverge(stack_state *s, const weft_warp_ctx *ctx, policy_counters *c) {
+  uint32_t r = s->k->ipdom[ctx->from_pc];
+  stack_entry *top = &s->e[s->depth - 1];
+  for (unsigned t = 0; t < ctx->ntargets; t++)
+    if (ctx->target_pc[t] >= s->k->nblocks) s->finished |= ctx->target_mask[t];
+  if (r == top->rpc)
+    s->depth--; /* replaced: lanes going to R already wait in the entry below */
+  else
+    top->pc = r;
+  for (unsigned t = ctx->ntargets; t-- > 0;) { /* targets in PC order: the smallest ends on top */
+    if (ctx->target_pc[t] == r) continue;
+    if (s->depth == s->cap) return WEFT_ERROR_JIT; /* only with an inconsistent ipdom table */
+    s->e[s->depth++] = (stack_entry){ctx->target_pc[t], r, ctx->target_mask[t]};
+  }
+  c->divergent_branches++;
+  settle(s, c);
+  return WEFT_SUCCESS;
+}
+
+static weft_status stack_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
+  stack_state *s = st;
+  if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
+  if (ctx->ntargets > 1) return diverge(s, ctx, c);
+  s->e[s->depth - 1].pc = ctx->target_pc[0];
+  settle(s, c);
+  return WEFT_SUCCESS;
+}
+
+static weft_status stack_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
+  stack_state *s = st;
+  c->policy_calls++;
+  uint64_t missing = s->live & ~ctx->mask;
+  if (missing & ~s->finished) return WEFT_ERROR_DIVERGENT_BARRIER;
+  if (missing) return WEFT_ERROR_BARRIER_DEADLOCK; /* the missing lanes returned */
+  s->waiting = 1;
+  s->barrier_pc = ctx->from_pc;
+  s->e[s->depth - 1].pc = ctx->target_pc[0];
+  return WEFT_SUCCESS;
+}
+
+static uint64_t stack_barrier_waiting(const void *st, uint32_t *barrier_pc) {
+  const stack_state *s = st;
+  if (!s->waiting) return 0;
+  *barrier_pc = s->barrier_pc;
+  return s->e[s->depth - 1].mask;
+}
+
+static void stack_barrier_release(void *st, policy_counters *c) {
+  stack_state *s = st;
+  if (!s->waiting) return;
+  s->waiting = 0;
+  settle(s, c);
+}
+
+static uint64_t stack_finished(const void *st) { return ((const stack_state *)st)->finished; }
+
+/* The paper's table, top first:
+ *   stack: 3 entries, top first
+ *      PC  RPC  mask
+ *       1    3  0101
+ *       2    3  1010
+ *       3    4  1111                                                                          */
+static void stack_print(FILE *f, const void *st) {
+  const stack_state *s = st;
+  char m[RT_MASK_BUF];
+  unsigned w = s->k->warp;
+  if (s->depth == 0)
+    fprintf(f, "stack: empty");
+  else
+    fprintf(f, "stack: %u %s, top first", s->depth, s->depth == 1 ? "entry" : "entries");
+  if (s->waiting) fprintf(f, "; waiting at the barrier ending block %u", s->barrier_pc);
+  if (s->finished) fprintf(f, "; finished %s", rt_mask_str(m, s->finished, w));
+  fputc('\n', f);
+  if (s->depth) fprintf(f, "  %4s %4s  %s\n", "PC", "RPC", "mask");
+  for (uint32_t i = s->depth; i-- > 0;)
+    fprintf(f, "  %4u %4u  %s\n", s->e[i].pc, s->e[i].rpc, rt_mask_str(m, s->e[i].mask, w));
+}
+
+const weft_policy_ops policy_stack = {
+    .name = "stack",
+    .state_size = stack_state_size,
+    .init = stack_init,
+    .next = stack_next,
+    .branch = stack_branch,
+    .barrier_arrive = stack_barrier_arrive,
+    .barrier_waiting = stack_barrier_waiting,
+    .barrier_release = stack_barrier_release,
+    .finished = stack_finished,
+    .print = stack_print,
+};

@@ -1,0 +1,132 @@
+/* The worker pool: threads created with the runtime and kept until it is released, so a launch
+ * costs a broadcast, not thread creation. A job is a number of items (work-groups) handed out from
+ * one atomic counter; the thread that calls pool_run is worker 0 and works too, so a pool of one
+ * thread never switches threads at all.
+ *
+ * Protocol: pool_run publishes the job under the lock and bumps `generation`; each helper thread
+ * runs every generation once and reports back by decrementing `busy`. The first error sets `stop`
+ * (no worker takes another item) and is kept with the worker that reported it. The job fields are
+ * written under the lock before the broadcast and read after the wake-up, so they need no atomics;
+ * only the item counter and `stop` are touched while the job runs. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+typedef struct pool_thread {
+  weft_pool *pool;
+  unsigned worker;
+  pthread_t tid;
+} pool_thread;
+
+struct weft_pool {
+  unsigned nworkers;
+  unsigned nthreads; /* helper threads actually started: nworkers-1 once created */
+  pool_thread *threads;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  uint64_t generation; /* the current job */
+  unsigned busy;       /* helper threads still on the current job */
+  int quit;
+  /* The current job. */
+  pool_task task;
+  void *arg;
+  uint64_t n;
+  weft_status status; /* the first error */
+  unsigned failed;
+  _Alignas(RT_CACHE_LINE) _Atomic uint64_t next; /* the next item to hand out */
+  _Alignas(RT_CACHE_LINE) atomic_int stop;
+};
+
+/* Takes items until none is left or a worker failed. */
+static void work(weft_pool *p, unsigned worker) {
+  while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+    uint64_t item = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+    if (item >= p->n) return;
+    weft_status s = p->task(p->arg, worker, item);
+    if (s == WEFT_SUCCESS) continue;
+    pthread_mutex_lock(&p->lock);
+    if (p->status == WEFT_SUCCESS) p->status = s, p->failed = worker;
+    pthread_mutex_unlock(&p->lock);
+    atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
+    return;
+  }
+}
+
+static void *helper_main(void *arg) {
+  pool_thread *t = arg;
+  weft_pool *p = t->pool;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&p->lock);
+  for (;;) {
+    while (!p->quit && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
+    if (p->quit) break;
+    seen = p->generation;
+    pthread_mutex_unlock(&p->lock);
+    work(p, t->worker);
+    pthread_mutex_lock(&p->lock);
+    if (--p->busy == 0) pthread_cond_signal(&p->done);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+weft_status pool_create(unsigned threads, weft_pool **out) {
+  *out = NULL;
+  if (threads == 0) return WEFT_ERROR_INVALID_VALUE;
+  weft_pool *p = calloc(1, sizeof *p);
+  if (!p) return WEFT_ERROR_OUT_OF_MEMORY;
+  p->nworkers = threads;
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->done, NULL);
+  p->threads = calloc(threads, sizeof *p->threads);
+  if (!p->threads) goto fail;
+  for (unsigned i = 1; i < threads; i++, p->nthreads++) {
+    p->threads[i] = (pool_thread){p, i, 0};
+    if (pthread_create(&p->threads[i].tid, NULL, helper_main, &p->threads[i])) goto fail;
+  }
+  *out = p;
+  return WEFT_SUCCESS;
+fail:
+  pool_release(p);
+  return WEFT_ERROR_OUT_OF_MEMORY;
+}
+
+void pool_release(weft_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->lock);
+  p->quit = 1;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  for (unsigned i = 1; i <= p->nthreads; i++) pthread_join(p->threads[i].tid, NULL);
+  pthread_cond_destroy(&p->done);
+  pthread_cond_destroy(&p->wake);
+  pthread_mutex_destroy(&p->lock);
+  free(p->threads);
+  free(p);
+}
+
+unsigned pool_size(const weft_pool *p) { return p->nworkers; }
+
+weft_status pool_run(weft_pool *p, uint64_t n, pool_task task, void *arg, unsigned *failed) {
+  pthread_mutex_lock(&p->lock);
+  p->task = task, p->arg = arg, p->n = n;
+  p->status = WEFT_SUCCESS, p->failed = 0;
+  atomic_store(&p->next, 0);
+  atomic_store(&p->stop, 0);
+  p->busy = p->nthreads;
+  p->generation++;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+
+  work(p, 0);
+
+  pthread_mutex_lock(&p->lock);
+  while (p->busy) pthread_cond_wait(&p->done, &p->lock);
+  weft_status s = p->status;
+  if (failed) *failed = p->failed;
+  pthread_mutex_unlock(&p->lock);
+  return s;
+}

@@ -1,0 +1,168 @@
+/* Internal interface of weft's runtime, one section per file (as QBE's all.h).
+ *
+ * A launch (launch.c) checks the NDRange and the arguments against the compiled kernel, builds the
+ * argument block with libffi, and hands work-group indices to the worker pool (pool.c). A worker
+ * runs whole work-groups with the scheduler (scheduler.c): it runs the splits of each warp that
+ * the reconvergence policy (policy.c, policy_<name>.c) picks, feeds the warp function's events back
+ * to the policy, and completes barriers, until every work-item has finished. Counters end up in
+ * the launch's weft_stats (stats.c). The generated code is reached only through kernel.h; no LLVM
+ * header is included anywhere in runtime/.
+ */
+#ifndef WEFT_RUNTIME_H
+#define WEFT_RUNTIME_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernel.h"
+#include "weft.h"
+
+#define RT_CACHE_LINE 64
+#define RT_MAX_GROUP_ITEMS 1024 /* work-items per work-group, as OpenCL devices commonly allow */
+#define RT_ERR_LEN 256          /* bytes of an error message kept per worker */
+
+static inline size_t rt_align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* --- status.c: status names and one-line error messages --- */
+/* Writes the message into err (when err and errlen allow) and returns status. */
+weft_status rt_error(char *err, size_t errlen, weft_status status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A mask as `width` binary digits, thread 0 rightmost (as in the papers); buf has width+1 bytes. */
+#define RT_MASK_BUF (WEFT_MAX_WARP + 1)
+char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width);
+const char *rt_type_name(weft_type type); /* "i32", "f64", ... */
+
+/* --- policy.c: reconvergence policies behind one table, chosen by name --- */
+/* What a policy counts for one warp (summed into weft_stats). */
+typedef struct policy_counters {
+  uint64_t divergent_branches; /* branches whose lanes went more than one way */
+  uint64_t reconvergences;     /* diverged lanes met again at a reconvergence point */
+  uint64_t policy_calls;       /* events handed to the policy, except a warp or split simply
+                                  reaching the kernel's end: a kernel without divergence has 0 */
+} policy_counters;
+
+/* One reconvergence policy, as QBE's struct Target: the scheduler only talks to a policy through
+ * this table, so `stack`, `mp`/`mp-orec` (split + reconvergence tables, many runnable splits) and
+ * `pc` (a PC per lane, min-PC arbitration) all fit behind it.
+ *
+ * The state of one warp is an opaque block of state_size(k) bytes, 64-byte aligned, owned by the
+ * scheduler. The protocol for one warp is:
+ *     init(live)
+ *     while next() gives a split: run it from (pc, mask, guard); hand the warp function's event
+ *         to branch() or barrier_arrive() -- always before the next call of next(), so a policy
+ *         with many splits knows which split the event belongs to (the one next() returned last).
+ *     when no warp of the work-group can run: the scheduler reads barrier_waiting() and
+ *         finished() of every warp and, when every work-item waits at the same barrier, calls
+ *         barrier_release() on each.
+ * A policy never blocks and never loops: every call does a bounded amount of work. Events reach
+ * the policy already checked (scheduler.c: targets <= nblocks, in PC order, disjoint non-empty
+ * masks whose union is the split's mask). A returned error status is a user error in the kernel
+ * (WEFT_ERROR_DIVERGENT_BARRIER, WEFT_ERROR_BARRIER_DEADLOCK); the scheduler writes the message. */
+typedef struct weft_policy_ops {
+  const char *name;
+  size_t (*state_size)(const weft_compiled_kernel *k);
+  /* A warp whose lanes `live` start at PC 0; the other lanes do not exist. */
+  void (*init)(void *st, const weft_compiled_kernel *k, uint64_t live);
+  /* One runnable split: 1 and its first block, lanes and guard (the point the policy published:
+   * a branch to a PC >= guard must come back as an event); 0 when no split can run (the warp
+   * finished, or waits at a barrier, or waits for lanes that wait at one). */
+  int (*next)(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard);
+  /* The split returned BRANCH: ntargets == 1 is an arrival at a PC >= guard, 2+ a divergence. */
+  weft_status (*branch)(void *st, const weft_warp_ctx *ctx, policy_counters *c);
+  /* The split's lanes ctx->mask reached the barrier ending block ctx->from_pc. */
+  weft_status (*barrier_arrive)(void *st, const weft_warp_ctx *ctx, policy_counters *c);
+  /* Lanes waiting at a barrier (0: none) and the block that the barrier ends. */
+  uint64_t (*barrier_waiting)(const void *st, uint32_t *barrier_pc);
+  /* The work-group's barrier completed: the waiting lanes go on after it. */
+  void (*barrier_release)(void *st, policy_counters *c);
+  /* Lanes that reached the kernel's end (PC nblocks). */
+  uint64_t (*finished)(const void *st);
+  /* The state for people: several lines, ending in '\n'. */
+  void (*print)(FILE *f, const void *st);
+} weft_policy_ops;
+
+/* NULL when no policy has that name. */
+const weft_policy_ops *policy_find(const char *name);
+/* The known names, comma-separated, for error messages. */
+void policy_names(char *buf, size_t n);
+
+/* --- policy_stack.c: the IPDOM reconvergence stack (`stack`) --- */
+extern const weft_policy_ops policy_stack;
+
+/* --- stats.c: counters of a work-group, a worker and a launch --- */
+typedef struct run_counters {
+  uint64_t work_groups, warps, barriers;
+  uint64_t block_execs, instr_execs, lane_instrs, groups_run; /* from the warp function */
+  policy_counters policy;
+} run_counters;
+
+void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_counters *pc);
+void counters_add(run_counters *sum, const run_counters *part);
+/* The public stats of a launch of k from its summed counters. */
+void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel *k, double ms);
+void stats_print(FILE *f, const weft_stats *s);
+
+/* --- scheduler.c: one work-group on the calling worker --- */
+/* Everything a work-group needs; built by launch.c, read-only while the launch runs. */
+typedef struct launch_plan {
+  const weft_compiled_kernel *k;
+  const weft_policy_ops *policy;
+  const void *args;        /* the argument block */
+  size_t local_bytes;      /* __local memory of one work-group: static + LOCAL arguments */
+  unsigned dims;
+  uint64_t global[3], local[3], num_groups[3]; /* 1 in the dimensions past dims */
+  uint64_t ngroups;        /* work-groups of the launch */
+  unsigned group_items;    /* work-items per work-group */
+  unsigned nwarps;         /* warps per work-group */
+  uint64_t serial;         /* tells the launches apart: workers lay out their buffers once each */
+} launch_plan;
+
+/* The data of one worker, reused across work-groups and launches. Hot and written by one thread
+ * only, so each sits on its own cache lines. */
+typedef struct sched_worker {
+  _Alignas(RT_CACHE_LINE) run_counters counters; /* of the current launch */
+  uint64_t serial;                              /* the launch the buffers are laid out for */
+  char *buf;                                    /* one 64-byte aligned block for all below */
+  size_t cap;
+  weft_warp_ctx *ctx;                           /* per warp */
+  char *frames, *states;                        /* per warp, strides below */
+  size_t frame_stride, state_stride;
+  policy_counters *pcount;                      /* per warp */
+  char *local_mem;
+  weft_group group;
+  char err[RT_ERR_LEN];                         /* why the last work-group failed */
+} sched_worker;
+
+void sched_worker_free(sched_worker *w);
+/* Runs work-group `index` (linear, x fastest) of the launch to its end. On error the message is
+ * in w->err. */
+weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t index);
+
+/* --- pool.c: worker threads kept alive across launches --- */
+typedef struct weft_pool weft_pool;
+/* Runs item `item` of a job on worker `worker` (0 .. pool_size-1). */
+typedef weft_status (*pool_task)(void *arg, unsigned worker, uint64_t item);
+
+/* threads >= 1 workers: the calling thread of pool_run is worker 0, threads-1 are created. */
+weft_status pool_create(unsigned threads, weft_pool **out);
+void pool_release(weft_pool *p);
+unsigned pool_size(const weft_pool *p);
+/* Runs task for items 0..n-1, each once, spread over the workers; returns when all are done.
+ * After the first error no worker starts another item; that error is returned and *failed tells
+ * which worker reported it. One job at a time per pool. */
+weft_status pool_run(weft_pool *p, uint64_t n, pool_task task, void *arg, unsigned *failed);
+
+/* --- launch.c: the runtime object and runtime_launch --- */
+typedef struct weft_runtime weft_runtime;
+
+/* `resolved` has no 0 or NULL left (weft_context_options); the policy must exist. */
+weft_status runtime_create(const weft_options *resolved, weft_runtime **out);
+void runtime_release(weft_runtime *rt);
+weft_options runtime_options(const weft_runtime *rt);
+/* Runs k over range with the policy named `policy` (NULL: the runtime's). Everything is checked
+ * first; on error the status is returned and a one-line message is in err. stats may be NULL. */
+weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,
+                           const weft_ndrange *range, unsigned nargs, const weft_arg *args,
+                           weft_stats *stats, char *err, size_t errlen);
+
+#endif

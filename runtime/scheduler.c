@@ -1,0 +1,259 @@
+/* The scheduler: runs one work-group to its end on the calling worker.
+ *
+ * A worker lays out one 64-byte aligned block per launch and reuses it for every work-group it
+ * runs: the warps' weft_warp_ctx, their frames, their policy states and counters, and the
+ * work-group's __local memory. Each work-group starts from zeroed frames and local memory, so a
+ * run does not depend on which worker ran which work-group before.
+ *
+ * The loop runs every warp's runnable splits (greedily, a warp until its policy has nothing left
+ * to run) and hands each event of the warp function to the policy. When no warp can run, every
+ * work-item has either finished or waits: if all of them wait at the same barrier, the barrier
+ * completes and the loop goes on; if all finished, the work-group is done; anything else can never
+ * make progress and is reported (WEFT_ERROR_BARRIER_DEADLOCK). Each round either ends, fails, or
+ * completes a barrier, so the loop itself never spins. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+#define NO_BARRIER UINT32_MAX
+
+static weft_warp_ctx *warp_ctx(sched_worker *w, unsigned i) { return &w->ctx[i]; }
+static void *warp_state(sched_worker *w, unsigned i) { return w->states + i * w->state_stride; }
+
+static int mul_add(size_t *acc, size_t count, size_t stride) {
+  size_t n;
+  return __builtin_mul_overflow(count, stride, &n) || __builtin_add_overflow(*acc, n, acc);
+}
+
+/* Points the worker's buffers at the sizes of this launch, growing the block when needed. */
+static weft_status layout(sched_worker *w, const launch_plan *p) {
+  const weft_compiled_kernel *k = p->k;
+  size_t nw = p->nwarps, ctx_stride = rt_align64(sizeof(weft_warp_ctx));
+  size_t need = 0;
+  w->frame_stride = rt_align64(k->frame_size);
+  w->state_stride = rt_align64(p->policy->state_size(k));
+  if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
+      mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
+      mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
+      mul_add(&need, 1, rt_align64(p->local_bytes)) || rt_align64(need) < need)
+    return WEFT_ERROR_OUT_OF_MEMORY;
+  if (need > w->cap) {
+    free(w->buf);
+    w->cap = 0;
+    w->buf = aligned_alloc(RT_CACHE_LINE, need);
+    if (!w->buf) return WEFT_ERROR_OUT_OF_MEMORY;
+    w->cap = need;
+  }
+  char *at = w->buf;
+  w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
+  w->frames = at, at += nw * w->frame_stride;
+  w->states = at, at += nw * w->state_stride;
+  w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
+  w->local_mem = at;
+  w->serial = p->serial;
+  return WEFT_SUCCESS;
+}
+
+static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
+  weft_group *g = &w->group;
+  uint64_t nx = p->num_groups[0], ny = p->num_groups[1];
+  *g = (weft_group){.args = p->args, .local_mem = w->local_mem, .work_dim = p->dims};
+  g->group_id[0] = index % nx;
+  g->group_id[1] = index / nx % ny;
+  g->group_id[2] = index / (nx * ny);
+  for (int d = 0; d < 3; d++) {
+    g->local_size[d] = p->local[d];
+    g->global_size[d] = p->global[d];
+    g->num_groups[d] = p->num_groups[d];
+  }
+  g->x_aligned = p->local[0] % p->k->lanes == 0;
+  memset(w->local_mem, 0, p->local_bytes);
+}
+
+/* The lanes of warp i that are work-items: all but the tail of the last warp. */
+static uint64_t live_mask(const launch_plan *p, unsigned i) {
+  unsigned width = p->k->warp, items = p->group_items - i * width;
+  if (items >= width) return width == 64 ? ~0ull : (1ull << width) - 1;
+  return (1ull << items) - 1;
+}
+
+static void warp_setup(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  unsigned width = p->k->warp;
+  uint64_t lx = p->local[0], ly = p->local[1];
+  memset(c, 0, sizeof *c);
+  c->group = &w->group;
+  c->frame = w->frames + i * w->frame_stride;
+  memset(c->frame, 0, p->k->frame_size);
+  for (unsigned lane = 0; lane < width; lane++) {
+    uint64_t linear = (uint64_t)i * width + lane;
+    if (linear >= p->group_items) break;
+    c->lid[0][lane] = (uint32_t)(linear % lx);
+    c->lid[1][lane] = (uint32_t)(linear / lx % ly);
+    c->lid[2][lane] = (uint32_t)(linear / (lx * ly));
+  }
+  w->pcount[i] = (policy_counters){0};
+  p->policy->init(warp_state(w, i), p->k, live_mask(p, i));
+}
+
+/* The barrier's source line: the barrier ends its block, so the block's last line; 0: unknown. */
+static uint32_t barrier_line(const weft_compiled_kernel *k, uint32_t pc) {
+  if (pc >= k->nblocks) return 0;
+  if (k->last_line && k->last_line[pc]) return k->last_line[pc];
+  return k->first_line ? k->first_line[pc] : 0;
+}
+
+/* "warp 1 of work-group (0,2,0)", or just the work-group when warp < 0. */
+static void where(char *buf, size_t n, const sched_worker *w, int warp) {
+  const uint64_t *id = w->group.group_id;
+  int used = warp < 0 ? 0 : snprintf(buf, n, "warp %d of ", warp);
+  snprintf(buf + used, n - (size_t)used, "work-group (%llu,%llu,%llu)", (unsigned long long)id[0],
+           (unsigned long long)id[1], (unsigned long long)id[2]);
+}
+
+/* Checks what the warp function returned against kernel.h, so that a bad event is an error, not
+ * an out-of-bounds access in a policy. */
+static int event_ok(const weft_compiled_kernel *k, const weft_warp_ctx *c) {
+  if (c->from_pc >= k->nblocks) return 0;
+  if (c->event == WEFT_EVENT_BARRIER) return c->target_pc[0] <= k->nblocks;
+  if (c->event != WEFT_EVENT_BRANCH || c->ntargets < 1 || c->ntargets > k->warp) return 0;
+  uint64_t seen = 0;
+  for (unsigned t = 0; t < c->ntargets; t++) {
+    uint64_t m = c->target_mask[t];
+    if (c->target_pc[t] > k->nblocks || !m || (m & seen)) return 0;
+    if (t && c->target_pc[t] <= c->target_pc[t - 1]) return 0;
+    seen |= m;
+  }
+  return seen == c->mask;
+}
+
+static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i, weft_status s) {
+  const weft_compiled_kernel *k = p->k;
+  const weft_warp_ctx *c = warp_ctx(w, i);
+  char at[96], m[RT_MASK_BUF], live[RT_MASK_BUF];
+  uint32_t line = barrier_line(k, c->from_pc);
+  where(at, sizeof at, w, (int)i);
+  rt_mask_str(m, c->mask, k->warp);
+  rt_mask_str(live, live_mask(p, i), k->warp);
+  if (s == WEFT_ERROR_DIVERGENT_BARRIER)
+    return rt_error(w->err, sizeof w->err, s,
+                    "divergent barrier in kernel '%s' at line %u: %s reached it with lanes %s of "
+                    "%s (policy '%s' needs the whole warp there)",
+                    k->name, line, at, m, live, p->policy->name);
+  if (s == WEFT_ERROR_BARRIER_DEADLOCK)
+    return rt_error(w->err, sizeof w->err, s,
+                    "barrier in kernel '%s' at line %u can never complete: work-items of %s "
+                    "returned before reaching it (lanes %s of %s reached it)",
+                    k->name, line, at, m, live);
+  return rt_error(w->err, sizeof w->err, s,
+                  "kernel '%s': bad event %u from block %u of %s (ntargets %u, lanes %s); a "
+                  "code generation bug",
+                  k->name, c->event, c->from_pc, at, c->ntargets, m);
+}
+
+/* Runs warp i until its policy has no runnable split. */
+static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
+  const weft_policy_ops *ops = p->policy;
+  weft_warp_ctx *c = warp_ctx(w, i);
+  void *st = warp_state(w, i);
+  while (ops->next(st, &c->pc, &c->mask, &c->guard)) {
+    c->event = 0, c->ntargets = 0;
+    p->k->run(c);
+    weft_status s = WEFT_ERROR_JIT;
+    if (event_ok(p->k, c))
+      s = c->event == WEFT_EVENT_BRANCH ? ops->branch(st, c, &w->pcount[i])
+                                        : ops->barrier_arrive(st, c, &w->pcount[i]);
+    if (s != WEFT_SUCCESS) return event_error(w, p, i, s);
+  }
+  return WEFT_SUCCESS;
+}
+
+/* What the warps that cannot run are doing. */
+typedef struct group_view {
+  uint64_t waiting, finished; /* any lanes of any warp */
+  uint32_t barrier_pc, other_pc; /* the first barrier waited at; another one, or NO_BARRIER */
+  int stuck_warp;                /* a warp with lanes neither waiting nor finished, or -1 */
+  uint64_t stuck_lanes;
+} group_view;
+
+static group_view look(sched_worker *w, const launch_plan *p) {
+  group_view v = {0, 0, NO_BARRIER, NO_BARRIER, -1, 0};
+  for (unsigned i = 0; i < p->nwarps; i++) {
+    const void *st = warp_state(w, i);
+    uint32_t pc = NO_BARRIER;
+    uint64_t wait = p->policy->barrier_waiting(st, &pc), fin = p->policy->finished(st);
+    uint64_t stuck = live_mask(p, i) & ~wait & ~fin;
+    if (wait && v.barrier_pc == NO_BARRIER) v.barrier_pc = pc;
+    if (wait && pc != v.barrier_pc) v.other_pc = pc;
+    if (stuck && v.stuck_warp < 0) v.stuck_warp = (int)i, v.stuck_lanes = stuck;
+    v.waiting |= wait, v.finished |= fin;
+  }
+  return v;
+}
+
+static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_view *v) {
+  const weft_compiled_kernel *k = p->k;
+  uint32_t line = barrier_line(k, v->barrier_pc);
+  char at[96], m[RT_MASK_BUF];
+  where(at, sizeof at, w, v->other_pc != NO_BARRIER ? -1 : v->stuck_warp);
+  if (v->other_pc != NO_BARRIER)
+    return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
+                    "barriers in kernel '%s' at lines %u and %u can never complete: the "
+                    "work-items of %s wait at different barriers",
+                    k->name, line, barrier_line(k, v->other_pc), at);
+  if (v->stuck_warp >= 0)
+    return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
+                    "barrier in kernel '%s' at line %u can never complete: lanes %s of %s "
+                    "cannot reach it under policy '%s'",
+                    k->name, line, rt_mask_str(m, v->stuck_lanes, k->warp), at, p->policy->name);
+  return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
+                  "barrier in kernel '%s' at line %u can never complete: some work-items of %s "
+                  "returned before reaching it",
+                  k->name, line, at);
+}
+
+/* No warp can run: finish, complete the barrier, or report why nothing can move. */
+static weft_status settle_group(sched_worker *w, const launch_plan *p, int *done) {
+  group_view v = look(w, p);
+  if (!v.waiting && v.stuck_warp < 0) return *done = 1, WEFT_SUCCESS;
+  if (!v.waiting) { /* lanes neither runnable, waiting nor finished: a policy bug */
+    char at[96], m[RT_MASK_BUF];
+    where(at, sizeof at, w, v.stuck_warp);
+    return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
+                    "kernel '%s': policy '%s' left lanes %s of %s unable to run", p->k->name,
+                    p->policy->name, rt_mask_str(m, v.stuck_lanes, p->k->warp), at);
+  }
+  if (v.finished || v.stuck_warp >= 0 || v.other_pc != NO_BARRIER) return deadlock(w, p, &v);
+  for (unsigned i = 0; i < p->nwarps; i++)
+    p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
+  w->counters.barriers++;
+  return WEFT_SUCCESS;
+}
+
+weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t index) {
+  if (w->serial != p->serial && layout(w, p) != WEFT_SUCCESS)
+    return rt_error(w->err, sizeof w->err, WEFT_ERROR_OUT_OF_MEMORY,
+                    "out of memory for the warps and local memory of kernel '%s' (%u warps, "
+                    "%zu bytes of frame per warp, %zu bytes of local memory)",
+                    p->k->name, p->nwarps, p->k->frame_size, p->local_bytes);
+  group_setup(w, p, index);
+  for (unsigned i = 0; i < p->nwarps; i++) warp_setup(w, p, i);
+  weft_status s = WEFT_SUCCESS;
+  for (int done = 0; !done && s == WEFT_SUCCESS;) {
+    for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
+    if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);
+  }
+  for (unsigned i = 0; i < p->nwarps; i++)
+    counters_add_warp(&w->counters, warp_ctx(w, i), &w->pcount[i]);
+  w->counters.work_groups++;
+  w->counters.warps += p->nwarps;
+  return s;
+}
+
+void sched_worker_free(sched_worker *w) {
+  free(w->buf);
+  w->buf = NULL;
+  w->cap = 0;
+  w->serial = 0;
+}

@@ -1,0 +1,64 @@
+/* Counters. The warp function adds its block counts to its weft_warp_ctx, the policy counts into
+ * a per-warp policy_counters; after each work-group the scheduler adds both to its worker's
+ * run_counters, and the launch sums the workers. Sums of integers, so the stats of a launch do
+ * not depend on how many workers ran it or in which order. */
+#include "runtime.h"
+
+static void policy_add(policy_counters *sum, const policy_counters *c) {
+  sum->divergent_branches += c->divergent_branches;
+  sum->reconvergences += c->reconvergences;
+  sum->policy_calls += c->policy_calls;
+}
+
+void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_counters *pc) {
+  c->block_execs += ctx->block_execs;
+  c->instr_execs += ctx->instr_execs;
+  c->lane_instrs += ctx->lane_instrs;
+  c->groups_run += ctx->groups_run;
+  policy_add(&c->policy, pc);
+}
+
+void counters_add(run_counters *sum, const run_counters *part) {
+  sum->work_groups += part->work_groups;
+  sum->warps += part->warps;
+  sum->barriers += part->barriers;
+  sum->block_execs += part->block_execs;
+  sum->instr_execs += part->instr_execs;
+  sum->lane_instrs += part->lane_instrs;
+  sum->groups_run += part->groups_run;
+  policy_add(&sum->policy, &part->policy);
+}
+
+void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel *k, double ms) {
+  uint64_t groups_per_block = k->warp / k->lanes;
+  *s = (weft_stats){
+      .time_ms = ms,
+      .work_groups = c->work_groups,
+      .warps = c->warps,
+      .block_execs = c->block_execs,
+      .instr_execs = c->instr_execs,
+      .lane_instrs = c->lane_instrs,
+      .simd_efficiency =
+          c->instr_execs ? (double)c->lane_instrs / ((double)k->warp * (double)c->instr_execs) : 0,
+      .groups_run = c->groups_run,
+      .divergent_branches = c->policy.divergent_branches,
+      .reconvergences = c->policy.reconvergences,
+      .policy_calls = c->policy.policy_calls,
+      .barriers = c->barriers,
+  };
+  uint64_t groups = c->block_execs * groups_per_block; /* a block run visits W/G lane groups */
+  s->groups_skipped = groups > c->groups_run ? groups - c->groups_run : 0;
+}
+
+void stats_print(FILE *f, const weft_stats *s) {
+  fprintf(f,
+          "time_ms %.3f\nwork_groups %llu\nwarps %llu\nblock_execs %llu\ninstr_execs %llu\n"
+          "lane_instrs %llu\nsimd_efficiency %.4f\ngroups_run %llu\ngroups_skipped %llu\n"
+          "divergent_branches %llu\nreconvergences %llu\npolicy_calls %llu\nbarriers %llu\n",
+          s->time_ms, (unsigned long long)s->work_groups, (unsigned long long)s->warps,
+          (unsigned long long)s->block_execs, (unsigned long long)s->instr_execs,
+          (unsigned long long)s->lane_instrs, s->simd_efficiency,
+          (unsigned long long)s->groups_run, (unsigned long long)s->groups_skipped,
+          (unsigned long long)s->divergent_branches, (unsigned long long)s->reconvergences,
+          (unsigned long long)s->policy_calls, (unsigned long long)s->barriers);
+}

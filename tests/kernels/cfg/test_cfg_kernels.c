@@ -1,0 +1,314 @@
+/* Kernel tests of `weft cfg`: the reconvergence points of the papers' examples, and the command's
+ * errors.
+ *
+ * usage: test_cfg_kernels WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors}
+ *
+ * Each teaching kernel marks where the paper's blocks start with comments like `/ * B * /`. The
+ * test runs `weft cfg --json`, finds the block of each marker (the narrowest block whose
+ * first_line..last_line contains the marker's line; on a tie the one that starts there) and checks
+ * the IPDOM of each branch against the paper: `ipdom` checks the IPDOMs and that no other block is
+ * a branch; `order` checks the source-like PC layout (the `then` side before the `else` side, the
+ * reconvergence point after the branch); `errors` checks exit codes and messages. */
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *weft, *teaching_dir, *cfg_dir; /* from the command line */
+
+/* --- running weft --- */
+
+typedef struct run {
+  int status; /* exit code, -1 if it did not exit */
+  char *out, *err;
+} run;
+
+static char *slurp(FILE *f) {
+  size_t n = 0, cap = 4096;
+  char *buf = malloc(cap);
+  assert_non_null(buf);
+  for (size_t r; (r = fread(buf + n, 1, cap - n - 1, f)) > 0;)
+    if ((n += r) + 1 >= cap) assert_non_null(buf = realloc(buf, cap *= 2));
+  buf[n] = 0;
+  return buf;
+}
+
+/* Runs `weft cfg ARGS` (ARGS already shell-quoted), stdout and stderr captured apart. */
+static run weft_cfg(const char *args) {
+  char errpath[] = "/tmp/weft-test-stderr-XXXXXX", cmd[4096];
+  int fd = mkstemp(errpath);
+  assert_true(fd >= 0);
+  close(fd);
+  snprintf(cmd, sizeof cmd, "'%s' cfg %s 2>'%s'", weft, args, errpath);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  run r = {.out = slurp(p)};
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  FILE *e = fopen(errpath, "r");
+  assert_non_null(e);
+  r.err = slurp(e);
+  fclose(e);
+  unlink(errpath);
+  return r;
+}
+
+static void run_free(run *r) { free(r->out), free(r->err); }
+
+/* --- the JSON of one kernel, parsed just enough --- */
+
+#define MAX_BLOCKS 64
+typedef struct block {
+  int first_line, last_line; /* 0: null */
+  int ipdom;                 /* -1: null */
+} block;
+
+static const char *after_key(const char *s, const char *key) {
+  char quoted[64];
+  snprintf(quoted, sizeof quoted, "\"%s\":", key);
+  const char *p = strstr(s, quoted);
+  if (!p) fail_msg("no \"%s\" in weft's JSON: %s", key, s);
+  for (p += strlen(quoted); *p == ' '; p++) {}
+  return p;
+}
+
+static int int_or_null(const char *p, int null) {
+  return strncmp(p, "null", 4) == 0 ? null : (int)strtol(p, NULL, 10);
+}
+
+static int parse_blocks(const char *json, block *b) {
+  int n = 0;
+  for (const char *p = strstr(json, "{\"pc\":"); p; p = strstr(p + 1, "{\"pc\":"), n++) {
+    assert_true(n < MAX_BLOCKS);
+    assert_int_equal(int_or_null(after_key(p, "pc"), -1), n);
+    b[n].first_line = int_or_null(after_key(p, "first_line"), 0);
+    b[n].last_line = int_or_null(after_key(p, "last_line"), 0);
+    b[n].ipdom = int_or_null(after_key(p, "ipdom"), -1);
+  }
+  return n;
+}
+
+/* --- markers in the source --- */
+
+typedef struct kernel_cfg {
+  int nblocks;
+  block blocks[MAX_BLOCKS];
+  int marker_line[26]; /* by letter; 0: no such marker */
+} kernel_cfg;
+
+static void read_markers(const char *path, kernel_cfg *k) {
+  FILE *f = fopen(path, "r");
+  if (!f) fail_msg("cannot open %s", path);
+  char line[512];
+  for (int no = 1; fgets(line, sizeof line, f); no++)
+    for (char *p = strstr(line, "/* "); p; p = strstr(p + 1, "/* "))
+      if (isupper((unsigned char)p[3]) && strncmp(p + 4, " */", 3) == 0) {
+        assert_int_equal(k->marker_line[p[3] - 'A'], 0); /* each letter once */
+        k->marker_line[p[3] - 'A'] = no;
+      }
+  fclose(f);
+}
+
+static void load(const char *dir, const char *file, kernel_cfg *k) {
+  char path[1024], args[1200];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  snprintf(args, sizeof args, "'%s' --json", path);
+  memset(k, 0, sizeof *k);
+  run r = weft_cfg(args);
+  if (r.status != 0) fail_msg("weft cfg %s exited with %d: %s", path, r.status, r.err);
+  k->nblocks = parse_blocks(r.out, k->blocks);
+  assert_true(k->nblocks > 0);
+  run_free(&r);
+  read_markers(path, k);
+}
+
+/* How well block b matches a marker on `line`: narrower first, then starting on the line. */
+static int match_rank(const block *b, int line) {
+  return 2 * (b->last_line - b->first_line) + (b->first_line != line);
+}
+
+/* PC of the block that marker `letter` names. */
+static int pc_of(const kernel_cfg *k, char letter) {
+  int line = k->marker_line[letter - 'A'], best = -1, ties = 0;
+  if (!line) fail_msg("no /* %c */ marker", letter);
+  for (int pc = 0; pc < k->nblocks; pc++) {
+    const block *b = &k->blocks[pc];
+    if (!b->first_line || line < b->first_line || line > b->last_line) continue;
+    int rank = match_rank(b, line), best_rank = best < 0 ? -1 : match_rank(&k->blocks[best], line);
+    if (best >= 0 && rank == best_rank) ties++;
+    if (best < 0 || rank < best_rank) best = pc, ties = 0;
+  }
+  if (best < 0) fail_msg("no block contains marker %c (line %d)", letter, line);
+  if (ties) fail_msg("marker %c (line %d) is in several blocks alike", letter, line);
+  return best;
+}
+
+/* --- the papers' reconvergence points --- */
+
+typedef struct paper_kernel {
+  const char *file;
+  const char *markers;    /* every paper block, each must be a block of its own */
+  const char *ipdoms[4];  /* "XY": the branch ending block X reconverges at Y */
+  const char *then_else[4]; /* "XYZ": X branches to Y (then) and Z (else) */
+} paper_kernel;
+
+static const paper_kernel papers[] = {
+    {"mp_fig2.cl", "ABCD", {"AD"}, {"ABC"}},
+    {"mp_fig6.cl", "ABCDEFG", {"AG", "CF"}, {"ABC", "CDE"}},
+    {"mp_fig10.cl", "ABCD", {"AD", "CD"}, {"ABC", "CAD"}},
+    {"collange_table2.cl", "ABCD", {"AD"}, {"ABC"}},
+    /* weft rotates loops (a guard, then the body with the test at its end), so f's loop test F
+     * is the guard ending B's block (to L or R) and the end of L's block (back to L or on to R) */
+    {"collange_listing1.cl", "ABCLR", {"AC", "BR", "LR"}, {"ABC", "BLR", "LLR"}},
+};
+
+static void check_distinct(const kernel_cfg *k, const char *markers) {
+  for (const char *x = markers; *x; x++)
+    for (const char *y = x + 1; *y; y++)
+      if (pc_of(k, *x) == pc_of(k, *y)) fail_msg("blocks %c and %c are one block", *x, *y);
+}
+
+static void check_ipdoms(const paper_kernel *p) {
+  kernel_cfg k;
+  load(teaching_dir, p->file, &k);
+  check_distinct(&k, p->markers);
+  int nbranches = 0;
+  for (int pc = 0; pc < k.nblocks; pc++) nbranches += k.blocks[pc].ipdom >= 0;
+  int n = 0;
+  for (; n < 4 && p->ipdoms[n]; n++) {
+    const char *e = p->ipdoms[n];
+    int got = k.blocks[pc_of(&k, e[0])].ipdom;
+    if (got != pc_of(&k, e[1]))
+      fail_msg("%s: branch %c (B%d) reconverges at B%d, the paper says %c (B%d)", p->file, e[0],
+               pc_of(&k, e[0]), got, e[1], pc_of(&k, e[1]));
+  }
+  if (nbranches != n) fail_msg("%s: %d branches, the paper has %d", p->file, nbranches, n);
+}
+
+static void check_order(const paper_kernel *p) {
+  kernel_cfg k;
+  load(teaching_dir, p->file, &k);
+  for (int i = 0; i < 4 && p->then_else[i]; i++) {
+    const char *e = p->then_else[i];
+    int br = pc_of(&k, e[0]), then = pc_of(&k, e[1]), els = pc_of(&k, e[2]);
+    if (then > br && then >= els) /* a `then` that loops back (CAD) is a back edge: skip it */
+      fail_msg("%s: `then` side %c (B%d) is laid out after `else` side %c (B%d)", p->file, e[1],
+               then, e[2], els);
+    assert_true(k.blocks[br].ipdom > br);
+  }
+}
+
+static void mp_fig2(void **s) { (void)s, check_ipdoms(&papers[0]); }
+static void mp_fig6(void **s) { (void)s, check_ipdoms(&papers[1]); }
+static void mp_fig10(void **s) { (void)s, check_ipdoms(&papers[2]); }
+static void collange_table2(void **s) { (void)s, check_ipdoms(&papers[3]); }
+static void collange_listing1(void **s) { (void)s, check_ipdoms(&papers[4]); }
+
+static void order_mp_fig2(void **s) { (void)s, check_order(&papers[0]); }
+static void order_mp_fig6(void **s) { (void)s, check_order(&papers[1]); }
+static void order_mp_fig10(void **s) { (void)s, check_order(&papers[2]); }
+static void order_collange_table2(void **s) { (void)s, check_order(&papers[3]); }
+static void order_collange_listing1(void **s) { (void)s, check_order(&papers[4]); }
+
+/* if (id != 1), if (x >= 3), if (x & 1): conditions that LLVM's instcombine likes to invert. */
+static void order_inverted_conditions(void **s) {
+  (void)s;
+  kernel_cfg k;
+  load(cfg_dir, "then_before_else.cl", &k);
+  static const char *const branches[] = {"ABC", "DEF", "GHI"};
+  for (int i = 0; i < 3; i++) {
+    int then = pc_of(&k, branches[i][1]), els = pc_of(&k, branches[i][2]);
+    if (then >= els)
+      fail_msg("then_before_else.cl: `then` side %c (B%d) is laid out after `else` side %c (B%d)",
+               branches[i][1], then, branches[i][2], els);
+  }
+}
+
+/* --- errors --- */
+
+static void syntax_error(void **s) {
+  (void)s;
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/syntax_error.cl'", cfg_dir);
+  run r = weft_cfg(args);
+  assert_int_equal(r.status, 1);
+  assert_string_equal(r.out, "");
+  const char *p = strstr(r.err, "syntax_error.cl:3:");
+  if (!p) fail_msg("no syntax_error.cl:3:COL in: %s", r.err);
+  p += strlen("syntax_error.cl:3:");
+  assert_true(isdigit((unsigned char)*p));
+  while (isdigit((unsigned char)*p)) p++;
+  assert_true(strncmp(p, ": error", 7) == 0);
+  run_free(&r);
+}
+
+static void missing_file(void **s) {
+  (void)s;
+  run r = weft_cfg("/nonexistent/weft-test.cl");
+  assert_int_equal(r.status, 1);
+  assert_string_equal(r.out, "");
+  assert_non_null(strstr(r.err, "/nonexistent/weft-test.cl"));
+  char *nl = strchr(r.err, '\n');
+  if (!nl || nl[1]) fail_msg("not one line: '%s'", r.err);
+  run_free(&r);
+}
+
+static void no_such_kernel(void **s) {
+  (void)s;
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/mp_fig2.cl' -k nosuch", teaching_dir);
+  run r = weft_cfg(args);
+  assert_int_equal(r.status, 1);
+  assert_string_equal(r.out, "");
+  assert_non_null(strstr(r.err, "nosuch"));
+  run_free(&r);
+}
+
+/* -k selects one kernel; the JSON is one object per kernel. */
+static void select_kernel(void **s) {
+  (void)s;
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/mp_fig6.cl' -k mp_fig6 --json", teaching_dir);
+  run r = weft_cfg(args);
+  assert_int_equal(r.status, 0);
+  assert_true(strncmp(r.out, "{\"kernel\": \"mp_fig6\"", 20) == 0);
+  assert_string_equal(r.err, "");
+  run_free(&r);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 5) {
+    fprintf(stderr, "usage: %s WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors}\n", argv[0]);
+    return 2;
+  }
+  weft = argv[1], teaching_dir = argv[2], cfg_dir = argv[3];
+  const struct CMUnitTest ipdom[] = {
+      cmocka_unit_test(mp_fig2),         cmocka_unit_test(mp_fig6),
+      cmocka_unit_test(mp_fig10),        cmocka_unit_test(collange_table2),
+      cmocka_unit_test(collange_listing1),
+  };
+  const struct CMUnitTest order[] = {
+      cmocka_unit_test(order_mp_fig2),           cmocka_unit_test(order_mp_fig6),
+      cmocka_unit_test(order_mp_fig10),          cmocka_unit_test(order_collange_table2),
+      cmocka_unit_test(order_collange_listing1), cmocka_unit_test(order_inverted_conditions),
+  };
+  const struct CMUnitTest errors[] = {
+      cmocka_unit_test(syntax_error),
+      cmocka_unit_test(missing_file),
+      cmocka_unit_test(no_such_kernel),
+      cmocka_unit_test(select_kernel),
+  };
+  if (!strcmp(argv[4], "ipdom")) return cmocka_run_group_tests_name("ipdom", ipdom, NULL, NULL);
+  if (!strcmp(argv[4], "order")) return cmocka_run_group_tests_name("order", order, NULL, NULL);
+  if (!strcmp(argv[4], "errors")) return cmocka_run_group_tests_name("errors", errors, NULL, NULL);
+  fprintf(stderr, "%s: unknown group '%s'\n", argv[0], argv[4]);
+  return 2;
+}

@@ -1,0 +1,423 @@
+/* Oracles of the kernel suite: each computes what its kernel must leave in the buffers, as
+ * plain sequential C. Where the kernel's result has a direct form (a closed-form sum, a sieve,
+ * a transpose, a group's total) the oracle uses it instead of repeating the kernel's steps, so
+ * the two are independent; test_oracles checks each against its kernel's source run as C. */
+#include "oracles.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IN(T, k) ((const T *)io->p[k])
+#define OUT(T, k) ((T *)io->p[k])
+#define VAL(T, k) (*(const T *)io->p[k])
+#define N(io) ((io)->c->global[0])
+#define LSIZE(io) ((io)->c->local[0])
+
+/* ---- control flow ---- */
+
+void oracle_if_else(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    OUT(int32_t, 1)[i] = x > 0 ? 2 * x : 1 - x;
+  }
+}
+
+void oracle_nested_if(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], r;
+    if (x > 50) r = (i & 1) ? x - 50 : x + 50;
+    else if (x > 0) r = 3 * x;
+    else if (x < -50) r = -x;
+    else r = x == 0 ? 7 : x * x;
+    OUT(int32_t, 1)[i] = r;
+  }
+}
+
+void oracle_if_no_else(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    if (x % 5 == 0) OUT(int32_t, 1)[i] = x % 3 == 0 ? 5 * x : x;
+  }
+}
+
+/* Σ_{j<n} (j² + i) = (n-1)n(2n-1)/6 + n·i */
+void oracle_loop_divergent_trip(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    long n = IN(int32_t, 0)[i];
+    OUT(int32_t, 1)[i] = (int32_t)((n - 1) * n * (2 * n - 1) / 6 + n * (long)i);
+  }
+}
+
+void oracle_loop_break(kio *io) {
+  const int32_t *a = IN(int32_t, 0);
+  int threshold = VAL(int32_t, 1), n = VAL(int32_t, 2);
+  for (int i = 0; i < (int)N(io); i++) {
+    int end = i + 64 < n ? i + 64 : n, found = -1;
+    for (int j = end - 1; j >= i; j--) /* the last match scanning down is the first one */
+      if (a[j] > threshold) found = j;
+    OUT(int32_t, 3)[i] = found;
+  }
+}
+
+void oracle_loop_continue(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], sum = 0;
+    for (int j = 0; j < 32; j++)
+      if (!((x >> (j % 8)) & 1) && j % 3 != 0) sum += j + x;
+    OUT(int32_t, 1)[i] = sum;
+  }
+}
+
+void oracle_early_return(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    int32_t *o = &OUT(int32_t, 1)[i];
+    if (x < 0) continue;
+    if (x > 50) *o = x + 1;
+    else if (x % 2) *o = x + 101;
+    else *o = 2 * (x + 101);
+  }
+}
+
+void oracle_switch_fallthrough(kio *io) {
+  static const int by_case[8] = {11, 10, 1100, 1100, 1000, 0, -1, 0};
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], m = x % 8;
+    OUT(int32_t, 1)[i] = m == 5 || m == 7 ? x : by_case[m];
+  }
+}
+
+void oracle_uniform_branch(kio *io) {
+  int mode = VAL(int32_t, 1);
+  for (size_t i = 0; i < N(io); i++) {
+    int r = IN(int32_t, 0)[i] + (mode == 1 ? 1 : -1);
+    if ((i / LSIZE(io)) % 2 == 0) r *= 2;
+    OUT(int32_t, 2)[i] = r + (mode + 2) * (mode + 1) / 2;
+  }
+}
+
+void oracle_varying_branch(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int lid = (int)(i % LSIZE(io));
+    int r = lid % 2 ? -lid : lid;
+    OUT(int32_t, 0)[i] = r + (lid < 5 ? 1000 : 0) + ((i / 3) % 2 ? 7 : 0);
+  }
+}
+
+void oracle_loop_in_divergent(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], r = 0;
+    if (x % 2) {
+      for (int j = 0; j < x % 17; j++) r += x ^ j;
+    } else {
+      for (unsigned k = (unsigned)x; k > 1; k >>= 1) r++; /* floor(log2 x) */
+    }
+    OUT(int32_t, 1)[i] = r;
+  }
+}
+
+void oracle_gcd_while(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t a = IN(uint32_t, 0)[i], b = IN(uint32_t, 1)[i];
+    while (b) {
+      uint32_t t = a % b;
+      a = b, b = t;
+    }
+    OUT(uint32_t, 2)[i] = a;
+  }
+}
+
+/* The number of primes up to a[i], from a sieve. */
+void oracle_nested_loops_break(kio *io) {
+  enum { MAX = 1000 };
+  static int primes_upto[MAX + 1];
+  char composite[MAX + 1] = {0};
+  for (int k = 2, count = 0; k <= MAX; k++) {
+    if (!composite[k]) {
+      count++;
+      for (int m = 2 * k; m <= MAX; m += k) composite[m] = 1;
+    }
+    primes_upto[k] = count;
+  }
+  for (size_t i = 0; i < N(io); i++) {
+    int n = IN(int32_t, 0)[i];
+    OUT(int32_t, 1)[i] = n < 2 ? 0 : primes_upto[n];
+  }
+}
+
+static int classify(int x) {
+  if (x < 0) return -1;
+  if (x == 0) return 0;
+  if (x >= 80) return 9;
+  return x / 20 + 1;
+}
+
+void oracle_function_calls(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], c = classify(x);
+    OUT(int32_t, 1)[i] = c > 2 ? c + classify(x - 50) : c;
+  }
+}
+
+void oracle_uniform_loop_divergent_body(kio *io) {
+  int n = VAL(int32_t, 1);
+  for (size_t i = 0; i < N(io); i++) {
+    int acc = 0;
+    for (int j = 0; j < n; j++) {
+      int v = IN(int32_t, 0)[(i + (size_t)j) % N(io)];
+      acc += v & 1 ? v : -j;
+    }
+    OUT(int32_t, 2)[i] = acc;
+  }
+}
+
+void oracle_loop_ulong(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    uint64_t n = IN(uint64_t, 0)[i];
+    uint32_t k = 0;
+    for (; n > 1 && k < 500; k++) n = n % 2 ? 3 * n + 1 : n / 2;
+    OUT(uint32_t, 1)[i] = k;
+  }
+}
+
+void oracle_short_circuit(kio *io) {
+  int calls = 0;
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    int r = x > 10 && (x % 3 == 0 || x % 5 == 0);
+    if (x >= 0) calls++;
+    OUT(int32_t, 1)[i] = r + (x < 0 ? 2 : 0);
+  }
+  OUT(int32_t, 2)[0] += calls;
+}
+
+void oracle_odd_local_size(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int lid = (int)(i % LSIZE(io)), g = (int)(i / LSIZE(io)), r = IN(int32_t, 0)[i];
+    if (lid % 3 == 0) r += g * 1000;
+    else if (r > 50) r = lid * (int)LSIZE(io);
+    OUT(int32_t, 1)[i] = r;
+  }
+}
+
+/* ---- __local memory, barriers, atomics ---- */
+
+void oracle_barrier_local_static(kio *io) {
+  for (size_t g = 0; g < N(io) / LSIZE(io); g++) {
+    int sum = 0;
+    for (size_t l = 0; l < LSIZE(io); l++) sum += IN(int32_t, 0)[g * LSIZE(io) + l];
+    OUT(int32_t, 1)[g] = sum;
+  }
+}
+
+void oracle_barrier_local_arg(kio *io) {
+  size_t n = LSIZE(io);
+  for (size_t i = 0; i < N(io); i++) {
+    size_t base = i - i % n, lid = i % n;
+    OUT(int32_t, 1)[i] = IN(int32_t, 0)[base + n - 1 - lid] + IN(int32_t, 0)[base + (lid + 1) % n];
+  }
+}
+
+void oracle_prefix_sum(kio *io) {
+  int run = 0;
+  for (size_t i = 0; i < N(io); i++) {
+    if (i % LSIZE(io) == 0) run = 0;
+    OUT(int32_t, 1)[i] = run += IN(int32_t, 0)[i];
+  }
+}
+
+void oracle_atomics_global(kio *io) {
+  int32_t *hist = OUT(int32_t, 1), *st = OUT(int32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    hist[x & 15] += x;
+    st[0] = x > st[0] ? x : st[0];
+    st[1] = x < st[1] ? x : st[1];
+    st[2] |= (int32_t)(1u << (x & 31));
+    st[3] ^= x;
+    st[4] -= x % 7 == 0;
+    st[5] -= x > 900 ? x : 0;
+  }
+  OUT(uint32_t, 3)[0] += (uint32_t)N(io);
+}
+
+void oracle_atomics_local(kio *io) {
+  int32_t *hist = OUT(int32_t, 1);
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    hist[x % 32]++;
+    if (x > 50 && x > hist[32]) hist[32] = x;
+  }
+}
+
+void oracle_transpose_tile(kio *io) {
+  int w = VAL(int32_t, 2), h = VAL(int32_t, 3);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) OUT(float, 1)[x * h + y] = IN(float, 0)[y * w + x];
+}
+
+/* ---- types ---- */
+
+void oracle_types_char(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int8_t x = IN(int8_t, 0)[i];
+    uint8_t y = IN(uint8_t, 1)[i];
+    OUT(int8_t, 2)[i] = (int8_t)(x * 3 + y);
+    OUT(uint8_t, 3)[i] = (uint8_t)((y / 3 + (uint8_t)x) ^ (x < 0 ? 0x80 : 0));
+  }
+}
+
+void oracle_types_short(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int16_t x = IN(int16_t, 0)[i];
+    uint16_t y = IN(uint16_t, 1)[i];
+    OUT(int16_t, 2)[i] = (int16_t)(x / 7 - (y >> 3) + (x > y));
+    OUT(uint16_t, 3)[i] = (uint16_t)(y * 31u + (uint16_t)x);
+  }
+}
+
+void oracle_types_long(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int64_t x = IN(int64_t, 0)[i];
+    uint64_t y = IN(uint64_t, 1)[i];
+    int64_t c = x * 1000003 / 7 - (int64_t)(y >> 40);
+    uint64_t d = y * 0x9e3779b97f4a7c15u + (uint64_t)x;
+    OUT(int64_t, 2)[i] = x < 0 && (y & 1) ? -c : c;
+    OUT(uint64_t, 3)[i] = d ^ (d >> 29);
+  }
+}
+
+void oracle_types_uint(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], y = IN(uint32_t, 1)[i] | 1u;
+    uint32_t rot = x << 7 | x >> 25;
+    uint32_t r = (x / y + x % y + (x > y ? x - y : y - x)) ^ rot;
+    OUT(uint32_t, 2)[i] = r + (x >> 31);
+  }
+}
+
+void oracle_types_float(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    float x = IN(float, 0)[i], y = IN(float, 1)[i];
+    float r = x * y - x / (y + 2.5f);
+    if (r < 0.0f) r = -r * 0.5f;
+    OUT(float, 2)[i] = r + (float)(int)(x * 10.0f);
+  }
+}
+
+void oracle_types_double(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    double x = IN(double, 0)[i], y = IN(double, 1)[i];
+    double r = x * y + x / (fabs(y) + 1.0);
+    if (x > y) r = sqrt(fabs(r));
+    OUT(double, 2)[i] = r;
+    OUT(float, 3)[i] = (float)r;
+  }
+}
+
+void oracle_int_builtins(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], y = IN(int32_t, 1)[i];
+    int lo = x < y ? x : y, hi = x < y ? y : x;
+    int cl = x < -10 ? -10 : x > 10 ? 10 : x;
+    OUT(int32_t, 2)[i] = 2 * lo + hi + cl + (hi - lo);
+  }
+}
+
+/* ---- memory ---- */
+
+void oracle_pointer_arith(kio *io) {
+  int stride = VAL(int32_t, 2);
+  const int32_t *a = IN(int32_t, 0);
+  for (size_t i = 0; i < N(io); i++) {
+    const int32_t *row = a + i * (size_t)stride;
+    int s = 0;
+    for (int k = 0; k < stride; k++) s += row[k] * (k + 1);
+    OUT(int32_t, 1)[i] = s - row[stride - 1] + a[i + !(s & 1)];
+  }
+}
+
+void oracle_scatter_gather(kio *io) {
+  const int32_t *perm = IN(int32_t, 0);
+  for (size_t i = 0; i < N(io); i++) {
+    OUT(float, 2)[perm[i]] = IN(float, 1)[i] * 2.0f;
+    OUT(int32_t, 3)[i] = perm[perm[i]];
+  }
+}
+
+/* ---- float4 and math ---- */
+
+void oracle_float4_arith(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    const float *x = IN(float, 0) + 4 * i, *y = IN(float, 1) + 4 * i;
+    float dot = 0;
+    for (int e = 0; e < 4; e++) {
+      float r = x[e] * y[e] + x[e] - y[e] / (y[e] * y[e] + 1.0f);
+      OUT(float, 2)[4 * i + e] = r * 0.5f;
+      dot += x[e] * y[e];
+    }
+    OUT(float, 3)[i] = dot;
+  }
+}
+
+void oracle_float4_swizzle(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    const float *v = IN(float, 0) + 4 * i;
+    float w[4] = {v[3] + 1.0f, v[2] + 2.0f, v[1] + 3.0f, v[0] + 4.0f};
+    if (v[0] > 0.0f) {
+      float t = w[0];
+      w[0] = w[1], w[1] = t;
+    }
+    w[2] = fmaxf(w[2], v[1]);
+    for (int e = 0; e < 4; e++) OUT(float, 1)[4 * i + e] = w[e] * v[0];
+  }
+}
+
+void oracle_math_basic(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    float x = IN(float, 0)[i], y = IN(float, 1)[i];
+    float r = fminf(sqrtf(fabsf(x)) + floorf(y * 3.0f), 4.0f) + fmaxf(x, y);
+    r = fminf(fmaxf(r, -1.5f), 3.5f);
+    OUT(float, 2)[i] = r * x + y;
+  }
+}
+
+void oracle_math_transcendental(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    double x = IN(float, 0)[i], y = IN(float, 1)[i]; /* in double: the exact answer */
+    OUT(float, 2)[i] = (float)(exp(y) + log(x) + sin(y) * cos(x) + pow(x, y * 0.5));
+  }
+}
+
+/* ---- NDRanges ---- */
+
+void oracle_ndrange_2d(kio *io) {
+  const kcase *c = io->c;
+  size_t w = c->global[0];
+  for (size_t y = 0; y < c->global[1]; y++)
+    for (size_t x = 0; x < w; x++) {
+      int v = (int)(x * 3 + y * 1000);
+      if ((x + y) % 3 == 0) v = -v;
+      v += (int)(x % c->local[0] * 10 + y % c->local[1] * 100000 + x / c->local[0] +
+                 y / c->local[1] * 7);
+      OUT(int32_t, 0)[y * w + x] = v;
+    }
+  int32_t *info = OUT(int32_t, 1);
+  info[0] = 2;
+  info[1] = (int)(c->global[0] / c->local[0]);
+  info[2] = (int)(c->global[1] / c->local[1]);
+  info[3] = (int)c->local[1];
+}
+
+void oracle_ndrange_3d(kio *io) {
+  const size_t *g = io->c->global, *l = io->c->local;
+  for (size_t z = 0; z < g[2]; z++)
+    for (size_t y = 0; y < g[1]; y++)
+      for (size_t x = 0; x < g[0]; x++) {
+        int lid = (int)(x % l[0] + l[0] * (y % l[1] + l[1] * (z % l[2])));
+        int v = (int)(x + 10 * y + 100 * z) + (lid % 3 == 1 ? 100000 * (int)(z / l[2]) : 0);
+        OUT(int32_t, 0)[(z * g[1] + y) * g[0] + x] = 2 * v + lid;
+      }
+}

@@ -1,0 +1,117 @@
+/* The host API's promises that are not about kernel results: the build cache, errors with the
+ * kernel's file and line, kernel lookup, and options out of range. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "weft.h"
+
+static const char vadd[] =
+    "__kernel void vadd(__global const float *a, __global float *c, int n) {\n"
+    "  int i = get_global_id(0);\n"
+    "  if (i < n) c[i] = a[i] * 2.0f;\n"
+    "}\n";
+
+static int setup(void **state) {
+  weft_context *ctx;
+  weft_options o = {.threads = 2, .warp = 8, .lanes = 4};
+  if (weft_context_create(&o, &ctx)) return -1;
+  *state = ctx;
+  return 0;
+}
+
+static int teardown(void **state) {
+  weft_context_release(*state);
+  return 0;
+}
+
+static void same_source_is_built_once(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p1, *p2, *p3;
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, &p1), WEFT_SUCCESS);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, &p2), WEFT_SUCCESS);
+  assert_ptr_equal(p1, p2);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, "-DX=1", &p3), WEFT_SUCCESS);
+  assert_ptr_not_equal(p1, p3);
+  weft_program_release(p1); /* p2 still holds it */
+  weft_kernel *k;
+  assert_int_equal(weft_kernel_create(p2, "vadd", &k), WEFT_SUCCESS);
+  float a[10], c[10] = {0};
+  int n = 10;
+  for (int i = 0; i < 10; i++) a[i] = (float)i;
+  weft_arg args[3] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_F32, sizeof c, c},
+                      {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
+  weft_ndrange r = {1, {16, 1, 1}, {8, 1, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 3, args, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < 10; i++) assert_true(c[i] == 2.0f * a[i]);
+  weft_kernel_release(k);
+  weft_program_release(p2);
+  weft_program_release(p3);
+}
+
+static void build_error_names_file_and_line(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p = (weft_program *)1;
+  const char *bad = "__kernel void k(__global int *a) {\n  a[0] = nope;\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "bad.cl", bad, NULL, &p), WEFT_ERROR_BUILD);
+  assert_null(p);
+  assert_non_null(strstr(weft_last_error(ctx), "bad.cl:2:10: error"));
+}
+
+static void unsupported_construct_names_line(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  const char *src = "__kernel void k(__global int *a) {\n  int i = get_global_id(0);\n"
+                    "  printf(\"%d\\n\", i);\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "pf.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
+  assert_non_null(strstr(weft_last_error(ctx), "pf.cl:3: weft does not support the builtin 'printf'"));
+}
+
+static void unknown_kernel_lists_kernels(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  weft_kernel *k = (weft_kernel *)1;
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, "nosuch", &k), WEFT_ERROR_KERNEL_NOT_FOUND);
+  assert_null(k);
+  assert_non_null(strstr(weft_last_error(ctx), "nosuch"));
+  assert_non_null(strstr(weft_last_error(ctx), "vadd"));
+  assert_string_equal(weft_program_kernel_name(p, 0), "vadd");
+  assert_null(weft_program_kernel_name(p, 1));
+  weft_program_release(p);
+}
+
+static void options_out_of_range(void **state) {
+  (void)state;
+  weft_context *ctx = (weft_context *)1;
+  weft_options bad_warp = {.warp = 12};
+  assert_int_equal(weft_context_create(&bad_warp, &ctx), WEFT_ERROR_INVALID_VALUE);
+  assert_null(ctx);
+  weft_options g_over_w = {.warp = 4, .lanes = 8};
+  assert_int_equal(weft_context_create(&g_over_w, &ctx), WEFT_ERROR_INVALID_VALUE);
+  weft_options policy = {.policy = "nosuch"};
+  assert_int_equal(weft_context_create(&policy, &ctx), WEFT_ERROR_INVALID_VALUE);
+  weft_options ok = {.warp = 16, .threads = 1};
+  assert_int_equal(weft_context_create(&ok, &ctx), WEFT_SUCCESS);
+  weft_options r = weft_context_options(ctx);
+  assert_int_equal(r.warp, 16);
+  assert_true(r.lanes == 8 || r.lanes == 16);
+  assert_string_equal(r.policy, "stack");
+  assert_int_equal(weft_context_set_policy(ctx, "nosuch"), WEFT_ERROR_INVALID_VALUE);
+  assert_non_null(strstr(weft_last_error(ctx), "stack"));
+  weft_context_release(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(same_source_is_built_once),
+      cmocka_unit_test(build_error_names_file_and_line),
+      cmocka_unit_test(unsupported_construct_names_line),
+      cmocka_unit_test(unknown_kernel_lists_kernels),
+      cmocka_unit_test(options_out_of_range),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
