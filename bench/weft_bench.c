@@ -1,6 +1,6 @@
 /* weft_bench: weft against plain C in one process, as ratios of medians.
  *
- *   weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]
+ *   weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P] [--only NAME]
  *
  * Baselines are the same per-item algorithms as plain C (bench/baselines.c, clang-19 -O3
  * -march=native -ffp-contract=off), split over the same number of threads. Each workload is run
@@ -19,7 +19,7 @@ void base_vector_add(const float *a, const float *b, float *c, size_t begin, siz
 
 typedef struct bench_opts {
   unsigned threads, runs, warp, lanes;
-  const char *policy;
+  const char *policy, *only;
 } bench_opts;
 
 static double now_ms(void) {
@@ -158,7 +158,8 @@ static void bench_vector_add(weft_context *ctx, const bench_opts *o) {
   weft_program *p;
   weft_job j = {.k = load(ctx, WEFT_SAMPLES "/vector_add.cl", "vector_add", &p),
                 .range = {1, {N, 1, 1}, {256, 1, 1}}, .nargs = 3};
-  float *a = malloc(N * 4), *b = malloc(N * 4), *c = calloc(N, 4), *ref = calloc(N, 4);
+  float *a = aligned_alloc(64, N * 4), *b = aligned_alloc(64, N * 4), *c = aligned_alloc(64, N * 4), *ref = aligned_alloc(64, N * 4);
+  memset(c, 0, N * 4), memset(ref, 0, N * 4);
   for (size_t i = 0; i < N; i++) a[i] = (float)(i % 1000), b[i] = (float)(i % 7) * 0.5f;
   j.args[0] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, a};
   j.args[1] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, b};
@@ -210,15 +211,17 @@ static int parse(int argc, char **argv, bench_opts *o) {
     else if (!strcmp(argv[i], "--warp")) o->warp = (unsigned)atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--lanes")) o->lanes = (unsigned)atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--policy")) o->policy = argv[i + 1];
+    else if (!strcmp(argv[i], "--only")) o->only = argv[i + 1];
     else return 0;
   }
   return (argc % 2) && o->threads >= 1 && o->threads <= 256 && o->runs >= 1;
 }
 
 int main(int argc, char **argv) {
-  bench_opts o = {2, 7, 0, 0, "stack"};
+  bench_opts o = {2, 7, 0, 0, "stack", NULL};
   if (!parse(argc, argv, &o)) {
-    fprintf(stderr, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]\n");
+    fprintf(stderr, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]\n"
+                    "                  [--only mandelbrot|vector_add|launch]\n");
     return 2;
   }
   weft_context *ctx;
@@ -228,9 +231,9 @@ int main(int argc, char **argv) {
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s, median of %u runs\n\n", r.threads,
          r.warp, r.lanes, r.policy, o.runs);
   printf("%-28s %10s %10s %9s\n", "workload", "plain C ms", "weft ms", "speedup");
-  bench_mandelbrot(ctx, &o);
-  bench_vector_add(ctx, &o);
-  bench_launch(ctx, &o);
+  if (!o.only || !strcmp(o.only, "mandelbrot")) bench_mandelbrot(ctx, &o);
+  if (!o.only || !strcmp(o.only, "vector_add")) bench_vector_add(ctx, &o);
+  if (!o.only || !strcmp(o.only, "launch")) bench_launch(ctx, &o);
   weft_context_release(ctx);
   return 0;
 }

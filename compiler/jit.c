@@ -112,7 +112,8 @@ weft_status jit_optimize(weft_jit *j, LLVMModuleRef m, char **err) {
   }
   LLVMDisposeMessage(msg);
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", j->tm, o);
+  const char *pipeline = getenv("WEFT_PIPELINE") ? getenv("WEFT_PIPELINE") : "default<O3>";
+  LLVMErrorRef e = LLVMRunPasses(m, pipeline, j->tm, o);
   LLVMDisposePassBuilderOptions(o);
   return e ? take_error(e, "optimisation failed", err) : WEFT_SUCCESS;
 }

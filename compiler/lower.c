@@ -53,19 +53,37 @@ static void leave_one(lower *L, int from, uint32_t event, int to) {
   LLVMBuildBr(L->b, L->leave);
 }
 
+/* The one exit for every arrival at `to`: it saves the values live there, which is most of an
+ * exit's code, once per target instead of once per edge. The edge has stored from_pc. */
+static LLVMBasicBlockRef arrival(lower *L, int to) {
+  if (L->arrive[to]) return L->arrive[to];
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->arrive[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "arrive");
+  LLVMPositionBuilderAtEnd(L->b, L->arrive[to]);
+  lw_frame_save(L, &to, 1);
+  store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
+  store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
+  LLVMBuildBr(L->b, L->leave);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->arrive[to];
+}
+
 /* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard. */
 static void go(lower *L, int from, int to) {
   if (to <= from) {
     LLVMBuildBr(L->b, L->bbs[to]);
     return;
   }
-  LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "arrive");
+  LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMValueRef below = to < L->g->nblocks
       ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), L->guard_v, "") : NULL;
   if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
   else LLVMBuildBr(L->b, out);
   LLVMPositionBuilderAtEnd(L->b, out);
-  leave_one(L, from, WEFT_EVENT_BRANCH, to);
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  LLVMBuildBr(L->b, arrival(L, to));
 }
 
 /* ---- phis on edges ---- */
@@ -222,7 +240,8 @@ static void lower_terminator(lower *L, int pc) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
   LLVMValueRef last = LLVMGetPreviousInstruction(term);
   if (cb->nsuccs == 0) { /* ret, unreachable: the lanes are done */
-    leave_one(L, pc, WEFT_EVENT_BRANCH, L->g->nblocks);
+    store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)pc));
+    LLVMBuildBr(L->b, arrival(L, L->g->nblocks));
     return;
   }
   if (LLVMIsASwitchInst(term) && cfg_is_branch(cb)) {
@@ -309,5 +328,6 @@ static void emit_block(lower *L, int pc) {
 }
 
 void lw_emit_blocks(lower *L) {
+  L->arrive = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks + 1);
   for (int pc = 0; pc < L->g->nblocks; pc++) emit_block(L, pc);
 }

@@ -35,6 +35,7 @@ typedef struct lower {
   LLVMValueRef fn, ctx, group, args, local_mem, frame, mask, x_aligned, guard_v;
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
   LLVMBasicBlockRef entry, *bbs, leave;
+  LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
   ptrmap slots;                    /* kernel instruction -> slot */
   slot **cross;                    /* the cross slots, by index */

@@ -61,36 +61,50 @@ static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
   return f.shape == AFFINE && f.stride == (int64_t)LLVMABISizeOfType(L->td, t);
 }
 
-/* Emits `then` code when the launch makes lane-affine addresses contiguous, `other` code if
- * not, and merges the loaded value (or nothing, for stores). */
-typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, int packed);
+/* How a lane-affine access runs: packed with every lane of the group active (a plain vector
+ * load or store: masked AVX-512 memory operations cost twice as much on some CPUs), packed under
+ * the group's mask, or as a gather/scatter when the launch does not make the addresses
+ * contiguous (local size X not a multiple of G). */
+enum access_mode { GATHER, PACKED_MASKED, PACKED_FULL };
+typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode mode);
 
 static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   LLVMBasicBlockRef pk = LLVMAppendBasicBlockInContext(L->c, L->fn, "packed"),
+                    full = LLVMAppendBasicBlockInContext(L->c, L->fn, "full"),
+                    part = LLVMAppendBasicBlockInContext(L->c, L->fn, "partial"),
                     ga = LLVMAppendBasicBlockInContext(L->c, L->fn, "gather"),
                     join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMBuildCondBr(L->b, L->x_aligned, pk, ga);
   LLVMPositionBuilderAtEnd(L->b, pk);
-  LLVMValueRef a = f(L, inst, 1);
-  LLVMBasicBlockRef pk_end = LLVMGetInsertBlock(L->b);
-  LLVMBuildBr(L->b, join);
-  LLVMPositionBuilderAtEnd(L->b, ga);
-  LLVMValueRef b = f(L, inst, 0);
-  LLVMBasicBlockRef ga_end = LLVMGetInsertBlock(L->b);
-  LLVMBuildBr(L->b, join);
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp);
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), ""), full, part);
+  LLVMBasicBlockRef from[3] = {full, part, ga};
+  enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER};
+  LLVMValueRef vals[3];
+  for (int i = 0; i < 3; i++) {
+    LLVMPositionBuilderAtEnd(L->b, from[i]);
+    vals[i] = f(L, inst, modes[i]);
+    from[i] = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, join);
+  }
   LLVMPositionBuilderAtEnd(L->b, join);
-  if (!a) return NULL;
-  LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(a), "");
-  LLVMAddIncoming(phi, (LLVMValueRef[]){a, b}, (LLVMBasicBlockRef[]){pk_end, ga_end}, 2);
+  if (!vals[0]) return NULL;
+  LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(vals[0]), "");
+  LLVMAddIncoming(phi, vals, from, 3);
   return phi;
 }
 
-static LLVMValueRef load_access(lower *L, LLVMValueRef ld, int packed) {
+static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
+  LLVMValueRef m = lw_expand_mask(L, L->gmask, k);
+  return mode == PACKED_FULL ? LLVMConstAllOnes(LLVMTypeOf(m)) : m;
+}
+
+static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode) {
   LLVMTypeRef t = LLVMTypeOf(ld), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
-  LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0)), m = lw_expand_mask(L, L->gmask, k);
+  LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0)), m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
-  if (packed) {
+  if (mode != GATHER) {
     LLVMValueRef p0 = LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                         (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
@@ -101,14 +115,14 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, int packed) {
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
 }
 
-static LLVMValueRef store_access(lower *L, LLVMValueRef st, int packed) {
+static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mode) {
   LLVMValueRef val = LLVMGetOperand(st, 0);
   LLVMTypeRef t = LLVMTypeOf(val), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
   LLVMValueRef v = lw_vval(L, val), p = lw_vval(L, LLVMGetOperand(st, 1));
-  LLVMValueRef m = lw_expand_mask(L, L->gmask, k);
+  LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
-  if (packed) {
+  if (mode != GATHER) {
     LLVMValueRef p0 = LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                  (LLVMValueRef[]){v, p0, align, m}, 4);
@@ -128,7 +142,7 @@ static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
     LLVMSetAlignment(c, LLVMGetAlignment(ld));
     return lw_splat(L, c);
   }
-  return is_packed(L, addr, LLVMTypeOf(ld)) ? affine_switch(L, ld, load_access) : load_access(L, ld, 0);
+  return is_packed(L, addr, LLVMTypeOf(ld)) ? affine_switch(L, ld, load_access) : load_access(L, ld, GATHER);
 }
 
 static void lower_store(lower *L, LLVMValueRef st) {
@@ -138,7 +152,7 @@ static void lower_store(lower *L, LLVMValueRef st) {
     return;
   }
   if (is_packed(L, addr, LLVMTypeOf(val))) affine_switch(L, st, store_access);
-  else store_access(L, st, 0);
+  else store_access(L, st, GATHER);
 }
 
 /* Private memory: lane l's copy of an alloca sits at frame + off + l × size, so that it survives

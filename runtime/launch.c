@@ -298,7 +298,10 @@ static weft_status run_plan(weft_runtime *rt, launch_plan *p, run_counters *sum,
   launch_job job = {rt, p};
   weft_status s = pool_run(rt->pool, p->ngroups, run_item, &job, &failed);
   if (s != WEFT_SUCCESS) rt_error(err, errlen, s, "%s", rt->workers[failed].err);
-  for (unsigned i = 0; i < nworkers; i++) counters_add(sum, &rt->workers[i].counters);
+  for (unsigned i = 0; i < nworkers; i++) {
+    sched_collect(&rt->workers[i], p);
+    counters_add(sum, &rt->workers[i].counters);
+  }
   return s;
 }
 

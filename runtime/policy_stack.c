@@ -43,12 +43,8 @@ static size_t stack_state_size(const weft_compiled_kernel *k) {
 }
 
 static void stack_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
-  stack_state *s = st;
-  memset(s, 0, sizeof *s);
-  s->k = k;
-  s->cap = 2 * k->warp;
-  s->live = live;
-  s->depth = 1;
+  stack_state *s = st; /* entries past the depth are never read: no clearing */
+  *s = (stack_state){.k = k, .cap = 2 * k->warp, .live = live, .depth = 1};
   s->e[0] = (stack_entry){0, k->nblocks, live};
 }
 

@@ -128,12 +128,16 @@ typedef struct sched_worker {
   char *frames, *states;                        /* per warp, strides below */
   size_t frame_stride, state_stride;
   policy_counters *pcount;                      /* per warp */
+  unsigned char *ended;                         /* per warp: ended in its first call */
   char *local_mem;
   weft_group group;
   char err[RT_ERR_LEN];                         /* why the last work-group failed */
 } sched_worker;
 
 void sched_worker_free(sched_worker *w);
+/* Adds the counters of the warps this worker ran in launch p to w->counters: the warps count
+ * over all their work-groups, so this happens once, after the launch. */
+void sched_collect(sched_worker *w, const launch_plan *p);
 /* Runs work-group `index` (linear, x fastest) of the launch to its end. On error the message is
  * in w->err. */
 weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t index);

@@ -27,6 +27,8 @@ static int mul_add(size_t *acc, size_t count, size_t stride) {
 }
 
 /* Points the worker's buffers at the sizes of this launch, growing the block when needed. */
+static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i);
+
 static weft_status layout(sched_worker *w, const launch_plan *p) {
   const weft_compiled_kernel *k = p->k;
   size_t nw = p->nwarps, ctx_stride = rt_align64(sizeof(weft_warp_ctx));
@@ -35,7 +37,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->state_stride = rt_align64(p->policy->state_size(k));
   if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
-      mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
+      mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) || mul_add(&need, 1, rt_align64(nw)) ||
       mul_add(&need, 1, rt_align64(p->local_bytes)) || rt_align64(need) < need)
     return WEFT_ERROR_OUT_OF_MEMORY;
   if (need > w->cap) {
@@ -50,8 +52,11 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->frames = at, at += nw * w->frame_stride;
   w->states = at, at += nw * w->state_stride;
   w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
+  memset(w->pcount, 0, nw * sizeof(policy_counters));
+  w->ended = (unsigned char *)at, at += rt_align64(nw);
   w->local_mem = at;
   w->serial = p->serial;
+  for (unsigned i = 0; i < p->nwarps; i++) warp_setup_launch(w, p, i);
   return WEFT_SUCCESS;
 }
 
@@ -59,9 +64,15 @@ static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
   weft_group *g = &w->group;
   uint64_t nx = p->num_groups[0], ny = p->num_groups[1];
   *g = (weft_group){.args = p->args, .local_mem = w->local_mem, .work_dim = p->dims};
-  g->group_id[0] = index % nx;
-  g->group_id[1] = index / nx % ny;
-  g->group_id[2] = index / (nx * ny);
+  if (nx * ny == p->ngroups) { /* 1-D and 2-D: no 64-bit division by ny, none at all in 1-D */
+    g->group_id[0] = ny == 1 ? index : index % nx;
+    g->group_id[1] = ny == 1 ? 0 : index / nx;
+    g->group_id[2] = 0;
+  } else {
+    g->group_id[0] = index % nx;
+    g->group_id[1] = index / nx % ny;
+    g->group_id[2] = index / (nx * ny);
+  }
   for (int d = 0; d < 3; d++) {
     g->local_size[d] = p->local[d];
     g->global_size[d] = p->global[d];
@@ -78,14 +89,15 @@ static uint64_t live_mask(const launch_plan *p, unsigned i) {
   return (1ull << items) - 1;
 }
 
-static void warp_setup(sched_worker *w, const launch_plan *p, unsigned i) {
+/* Once per launch on this worker: what is the same for warp i in every work-group, its lanes'
+ * local ids above all, which cost divisions. */
+static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   unsigned width = p->k->warp;
   uint64_t lx = p->local[0], ly = p->local[1];
   memset(c, 0, sizeof *c);
   c->group = &w->group;
   c->frame = w->frames + i * w->frame_stride;
-  memset(c->frame, 0, p->k->frame_size);
   for (unsigned lane = 0; lane < width; lane++) {
     uint64_t linear = (uint64_t)i * width + lane;
     if (linear >= p->group_items) break;
@@ -93,9 +105,13 @@ static void warp_setup(sched_worker *w, const launch_plan *p, unsigned i) {
     c->lid[1][lane] = (uint32_t)(linear / lx % ly);
     c->lid[2][lane] = (uint32_t)(linear / (lx * ly));
   }
-  w->pcount[i] = (policy_counters){0};
-  p->policy->init(warp_state(w, i), p->k, live_mask(p, i));
 }
+
+/* Per work-group. The frame needs no clearing: generated code reads a frame value only for the
+ * lanes that stored it, where they stopped (values live at the resume PC). The counters in the
+ * warp's ctx and pcount run on over the launch's work-groups (sched_collect sums them once). The
+ * policy starts only when the warp's first call did not end it (see first_call). */
+static void warp_setup(sched_worker *w, unsigned i) { w->ended[i] = 0; }
 
 /* The barrier's source line: the barrier ends its block, so the block's last line; 0: unknown. */
 static uint32_t barrier_line(const weft_compiled_kernel *k, uint32_t pc) {
@@ -152,19 +168,50 @@ static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i
                   k->name, c->event, c->from_pc, at, c->ntargets, m);
 }
 
-/* Runs warp i until its policy has no runnable split. */
-static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
+static weft_status hand_event(sched_worker *w, const launch_plan *p, unsigned i) {
   const weft_policy_ops *ops = p->policy;
   weft_warp_ctx *c = warp_ctx(w, i);
   void *st = warp_state(w, i);
-  while (ops->next(st, &c->pc, &c->mask, &c->guard)) {
+  weft_status s = WEFT_ERROR_JIT;
+  if (event_ok(p->k, c))
+    s = c->event == WEFT_EVENT_BRANCH ? ops->branch(st, c, &w->pcount[i])
+                                      : ops->barrier_arrive(st, c, &w->pcount[i]);
+  return s == WEFT_SUCCESS ? s : event_error(w, p, i, s);
+}
+
+/* The first call of every warp runs without the policy: every policy starts a warp as all its
+ * lanes at PC 0 with nothing published, and most warps of most kernels end in that one call
+ * (no divergent branch, no barrier), after which there is nothing to decide. A warp that did
+ * not end is handed to its policy with that call's event, as if the policy had started it. */
+static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  uint64_t live = live_mask(p, i);
+  uint32_t end = p->k->nblocks;
+  c->pc = 0, c->mask = live, c->guard = end, c->event = 0, c->ntargets = 0;
+  p->k->run(c);
+  if (c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] == end &&
+      c->target_mask[0] == live && c->from_pc < end)
+    return w->ended[i] = 1, WEFT_SUCCESS;
+  void *st = warp_state(w, i);
+  uint32_t pc, guard;
+  uint64_t mask;
+  p->policy->init(st, p->k, live);
+  if (!p->policy->next(st, &pc, &mask, &guard) || pc != 0 || mask != live || guard != end)
+    return rt_error(w->err, sizeof w->err, WEFT_ERROR_JIT,
+                    "policy '%s' does not start a warp at PC 0 with all its lanes", p->policy->name);
+  return hand_event(w, p, i);
+}
+
+/* Runs warp i until its policy has no runnable split. */
+static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  void *st = warp_state(w, i);
+  if (w->ended[i]) return WEFT_SUCCESS;
+  while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
     c->event = 0, c->ntargets = 0;
     p->k->run(c);
-    weft_status s = WEFT_ERROR_JIT;
-    if (event_ok(p->k, c))
-      s = c->event == WEFT_EVENT_BRANCH ? ops->branch(st, c, &w->pcount[i])
-                                        : ops->barrier_arrive(st, c, &w->pcount[i]);
-    if (s != WEFT_SUCCESS) return event_error(w, p, i, s);
+    weft_status s = hand_event(w, p, i);
+    if (s != WEFT_SUCCESS) return s;
   }
   return WEFT_SUCCESS;
 }
@@ -182,7 +229,9 @@ static group_view look(sched_worker *w, const launch_plan *p) {
   for (unsigned i = 0; i < p->nwarps; i++) {
     const void *st = warp_state(w, i);
     uint32_t pc = NO_BARRIER;
-    uint64_t wait = p->policy->barrier_waiting(st, &pc), fin = p->policy->finished(st);
+    int ended = w->ended[i];
+    uint64_t wait = ended ? 0 : p->policy->barrier_waiting(st, &pc);
+    uint64_t fin = ended ? live_mask(p, i) : p->policy->finished(st);
     uint64_t stuck = live_mask(p, i) & ~wait & ~fin;
     if (wait && v.barrier_pc == NO_BARRIER) v.barrier_pc = pc;
     if (wait && pc != v.barrier_pc) v.other_pc = pc;
@@ -226,7 +275,7 @@ static weft_status settle_group(sched_worker *w, const launch_plan *p, int *done
   }
   if (v.finished || v.stuck_warp >= 0 || v.other_pc != NO_BARRIER) return deadlock(w, p, &v);
   for (unsigned i = 0; i < p->nwarps; i++)
-    p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
+    if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
   w->counters.barriers++;
   return WEFT_SUCCESS;
 }
@@ -238,17 +287,26 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
                     "%zu bytes of frame per warp, %zu bytes of local memory)",
                     p->k->name, p->nwarps, p->k->frame_size, p->local_bytes);
   group_setup(w, p, index);
-  for (unsigned i = 0; i < p->nwarps; i++) warp_setup(w, p, i);
   weft_status s = WEFT_SUCCESS;
-  for (int done = 0; !done && s == WEFT_SUCCESS;) {
+  unsigned ended = 0;
+  for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) {
+    warp_setup(w, i);
+    s = first_call(w, p, i);
+    ended += w->ended[i];
+  }
+  for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
     if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);
   }
-  for (unsigned i = 0; i < p->nwarps; i++)
-    counters_add_warp(&w->counters, warp_ctx(w, i), &w->pcount[i]);
   w->counters.work_groups++;
   w->counters.warps += p->nwarps;
   return s;
+}
+
+void sched_collect(sched_worker *w, const launch_plan *p) {
+  if (w->serial != p->serial) return; /* this worker ran no work-group of the launch */
+  for (unsigned i = 0; i < p->nwarps; i++)
+    counters_add_warp(&w->counters, warp_ctx(w, i), &w->pcount[i]);
 }
 
 void sched_worker_free(sched_worker *w) {
