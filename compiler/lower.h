@@ -55,7 +55,8 @@ void lw_emit_blocks(lower *L);
 
 /* lower_values.c */
 LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t);      /* per-group type of a kernel type */
-unsigned lw_width(LLVMTypeRef t);                    /* elements per lane: 1, or k of <k x E> */
+unsigned lw_width(LLVMTypeRef t);
+LLVMTypeRef lw_elem_type(LLVMTypeRef t);                /* E of <k x E>, or t */                    /* elements per lane: 1, or k of <k x E> */
 LLVMValueRef lw_splat(lower *L, LLVMValueRef scalar);
 LLVMValueRef lw_expand_mask(lower *L, LLVMValueRef m, unsigned k); /* <G x i1> -> <kG x i1> */
 LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g); /* iG */

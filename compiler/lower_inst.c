@@ -109,8 +109,7 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                         (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
   }
-  size_t esz = LLVMABISizeOfType(L->td, LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t);
-  LLVMValueRef ps = element_ptrs(L, p, k, esz);
+  LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
   return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
 }
@@ -128,8 +127,7 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
                  (LLVMValueRef[]){v, p0, align, m}, 4);
     return NULL;
   }
-  size_t esz = LLVMABISizeOfType(L->td, LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t);
-  LLVMValueRef ps = element_ptrs(L, p, k, esz);
+  LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
   lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                (LLVMValueRef[]){v, ps, align, m}, 4);
   return NULL;

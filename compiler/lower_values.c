@@ -12,12 +12,12 @@ unsigned lw_width(LLVMTypeRef t) {
   return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 1;
 }
 
-static LLVMTypeRef elem_type(LLVMTypeRef t) {
+LLVMTypeRef lw_elem_type(LLVMTypeRef t) {
   return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
 }
 
 LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t) {
-  return LLVMVectorType(elem_type(t), lw_width(t) * L->G);
+  return LLVMVectorType(lw_elem_type(t), lw_width(t) * L->G);
 }
 
 LLVMValueRef lw_const_i64(lower *L, uint64_t v) {
@@ -106,7 +106,7 @@ static int used_elsewhere(LLVMValueRef inst) {
 
 /* Frame bytes of one lane of t: i1 is kept as i8 there. */
 static LLVMTypeRef frame_type(lower *L, LLVMTypeRef t) {
-  LLVMTypeRef e = elem_type(t);
+  LLVMTypeRef e = lw_elem_type(t);
   if (LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 1)
     e = LLVMInt8TypeInContext(L->c);
   return lw_width(t) > 1 ? LLVMVectorType(e, lw_width(t)) : e;

@@ -125,6 +125,12 @@ void pool_release(weft_pool *p) {
 unsigned pool_size(const weft_pool *p) { return p->nworkers; }
 
 weft_status pool_run(weft_pool *p, uint64_t n, pool_task task, void *arg, unsigned *failed) {
+  if (n <= 1 || p->nthreads == 0) { /* no helper to wake: waking one can take milliseconds */
+    weft_status s = WEFT_SUCCESS;
+    for (uint64_t item = 0; item < n && s == WEFT_SUCCESS; item++) s = task(arg, 0, item);
+    if (failed) *failed = 0;
+    return s;
+  }
   pthread_mutex_lock(&p->lock);
   p->task = task, p->arg = arg, p->n = n;
   p->status = WEFT_SUCCESS, p->failed = 0;

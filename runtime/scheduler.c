@@ -28,6 +28,7 @@ static int mul_add(size_t *acc, size_t count, size_t stride) {
 
 /* Points the worker's buffers at the sizes of this launch, growing the block when needed. */
 static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i);
+static void group_setup_launch(sched_worker *w, const launch_plan *p);
 
 static weft_status layout(sched_worker *w, const launch_plan *p) {
   const weft_compiled_kernel *k = p->k;
@@ -57,28 +58,34 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->local_mem = at;
   w->serial = p->serial;
   for (unsigned i = 0; i < p->nwarps; i++) warp_setup_launch(w, p, i);
+  group_setup_launch(w, p);
   return WEFT_SUCCESS;
 }
 
-static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
+/* Once per launch on this worker: the parts of weft_group that every work-group shares. */
+static void group_setup_launch(sched_worker *w, const launch_plan *p) {
   weft_group *g = &w->group;
-  uint64_t nx = p->num_groups[0], ny = p->num_groups[1];
-  *g = (weft_group){.args = p->args, .local_mem = w->local_mem, .work_dim = p->dims};
-  if (nx * ny == p->ngroups) { /* 1-D and 2-D: no 64-bit division by ny, none at all in 1-D */
-    g->group_id[0] = ny == 1 ? index : index % nx;
-    g->group_id[1] = ny == 1 ? 0 : index / nx;
-    g->group_id[2] = 0;
-  } else {
-    g->group_id[0] = index % nx;
-    g->group_id[1] = index / nx % ny;
-    g->group_id[2] = index / (nx * ny);
-  }
+  memset(g, 0, sizeof *g);
+  g->args = p->args, g->local_mem = w->local_mem, g->work_dim = p->dims;
   for (int d = 0; d < 3; d++) {
     g->local_size[d] = p->local[d];
     g->global_size[d] = p->global[d];
     g->num_groups[d] = p->num_groups[d];
   }
   g->x_aligned = p->local[0] % p->k->lanes == 0;
+}
+
+static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
+  weft_group *g = &w->group;
+  uint64_t nx = p->num_groups[0], ny = p->num_groups[1];
+  if (nx * ny == p->ngroups) { /* 1-D and 2-D: no 64-bit division by ny, none at all in 1-D */
+    g->group_id[0] = ny == 1 ? index : index % nx;
+    g->group_id[1] = ny == 1 ? 0 : index / nx;
+  } else {
+    g->group_id[0] = index % nx;
+    g->group_id[1] = index / nx % ny;
+    g->group_id[2] = index / (nx * ny);
+  }
   memset(w->local_mem, 0, p->local_bytes);
 }
 

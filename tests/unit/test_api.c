@@ -105,6 +105,63 @@ static void options_out_of_range(void **state) {
   weft_context_release(ctx);
 }
 
+static weft_status run_one(weft_context *ctx, const char *name, const char *src, unsigned nargs,
+                           weft_arg *args, size_t global, size_t local) {
+  weft_program *p;
+  weft_kernel *k;
+  assert_int_equal(weft_program_build_source(ctx, name, src, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, weft_program_kernel_name(p, 0), &k), WEFT_SUCCESS);
+  weft_ndrange r = {1, {global, 1, 1}, {local, 1, 1}};
+  weft_status st = weft_kernel_launch(k, &r, nargs, args, NULL);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  return st;
+}
+
+/* Under `stack` a barrier that only part of a warp reaches is reported with its line. */
+static void divergent_barrier_is_reported(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "__kernel void k(__global int *a) {\n  int i = get_local_id(0);\n"
+                    "  if (i < 2) {\n    barrier(CLK_LOCAL_MEM_FENCE);\n    a[i] = 1;\n  }\n}\n";
+  int a[8] = {0};
+  weft_arg args[1] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a}};
+  assert_int_equal(run_one(ctx, "div.cl", src, 1, args, 8, 8), WEFT_ERROR_DIVERGENT_BARRIER);
+  assert_non_null(strstr(weft_last_error(ctx), "line 4"));
+}
+
+/* Work-items that returned can never reach the barrier: an error, not a hang. clang gives the
+ * kernel one return block, which is the IPDOM of `i >= 5`, so under `stack` the returning lanes
+ * are still waiting there when the others reach the barrier: it is reported as divergent. */
+static void barrier_after_return_is_reported(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "__kernel void k(__global int *a) {\n  int i = get_local_id(0);\n"
+                    "  if (i >= 5) return;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  a[i] = 1;\n}\n";
+  int a[8] = {0};
+  weft_arg args[1] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a}};
+  assert_int_equal(run_one(ctx, "ret.cl", src, 1, args, 8, 8), WEFT_ERROR_DIVERGENT_BARRIER);
+  assert_non_null(strstr(weft_last_error(ctx), "line 4"));
+}
+
+/* With FP_CONTRACT OFF, a*b+c is rounded twice, as plain C with -ffp-contract=off: the inputs
+ * are chosen so that a fused multiply-add gives a different float. */
+static void fp_contract_off_is_honoured(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "#pragma OPENCL FP_CONTRACT OFF\n"
+                    "__kernel void k(__global const float *a, __global float *r) {\n"
+                    "  int i = get_global_id(0);\n  r[i] = a[i] * a[i] - 1.0f;\n}\n";
+  float a[8], r[8];
+  for (int i = 0; i < 8; i++) a[i] = 1.0f + (float)(i + 1) * 0x1p-23f;
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_F32, sizeof r, r}};
+  assert_int_equal(run_one(ctx, "fpc.cl", src, 2, args, 8, 8), WEFT_SUCCESS);
+  int fused_differs = 0;
+  for (int i = 0; i < 8; i++) {
+    volatile float prod = a[i] * a[i]; /* rounded, as the kernel must */
+    assert_true(r[i] == prod - 1.0f);
+    fused_differs |= __builtin_fmaf(a[i], a[i], -1.0f) != prod - 1.0f;
+  }
+  assert_true(fused_differs); /* the test would catch a fused multiply-add */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_source_is_built_once),
@@ -112,6 +169,9 @@ int main(void) {
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
+      cmocka_unit_test(divergent_barrier_is_reported),
+      cmocka_unit_test(barrier_after_return_is_reported),
+      cmocka_unit_test(fp_contract_off_is_honoured),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
