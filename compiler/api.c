@@ -69,7 +69,6 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (!o->warp) o->warp = 32;
   if (!valid_width(o->warp)) return snprintf(why, n, "warp width W must be 4, 8, 16, 32 or 64, not %u", o->warp), WEFT_ERROR_INVALID_VALUE;
   if (!o->lanes) o->lanes = avx512 ? 16 : 8;
-  if (o->lanes > o->warp && !o->lanes) o->lanes = o->warp;
   if (o->lanes > o->warp) o->lanes = o->warp;
   if (o->lanes != 4 && o->lanes != 8 && o->lanes != 16)
     return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes), WEFT_ERROR_INVALID_VALUE;

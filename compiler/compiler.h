@@ -1,12 +1,13 @@
 /* Internal interface of weft's kernel compiler, one section per file (as QBE's all.h).
  *
- * Pipeline (compiler/compile.c runs it):
+ * Pipeline (api.c's build() runs it for every kernel of a program):
  *   frontend   OpenCL C --clang-19--> LLVM module; helpers inlined, branches kept as branches
  *   cfg        reachable blocks numbered by PC in source-like reverse post-order
  *   postdom    post-dominator tree over a virtual exit; the IPDOM of every block
  *   divergence uniform / lane-affine / varying for every value; which branches can split a warp
+ *   barrier    a barrier ends its block
  *   lower      per-warp code: each block a vector body per lane group, masks, frame
- *   jit        O3 for the host CPU and ORC LLJIT
+ *   jit        optimisation for the host CPU and ORC LLJIT
  */
 #ifndef WEFT_COMPILER_H
 #define WEFT_COMPILER_H

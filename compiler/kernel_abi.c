@@ -157,25 +157,18 @@ static void build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const 
 
 /* ---- the warp function's entry and exit ---- */
 
-static LLVMValueRef load_at(lower *L, LLVMValueRef base, size_t off, LLVMTypeRef t) {
-  LLVMValueRef o = lw_const_i64(L, off);
-  return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""), "");
-}
-
 static void map_params(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
   for (unsigned i = 0; i < k->nparams; i++) {
     LLVMValueRef p = LLVMGetParam(kfn, i), v;
     LLVMTypeRef t = LLVMTypeOf(p);
     if (k->params[i].kind == WEFT_ARG_LOCAL) {
-      LLVMValueRef off = load_at(L, L->args, k->params[i].offset, LLVMInt64TypeInContext(L->c));
+      LLVMValueRef off = lw_load_at(L, L->args, k->params[i].offset, LLVMInt64TypeInContext(L->c));
       v = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->local_mem, &off, 1, "");
       v = LLVMBuildAddrSpaceCast(L->b, v, t, "");
     } else {
-      v = load_at(L, L->args, k->params[i].offset, t);
+      v = lw_load_at(L, L->args, k->params[i].offset, t);
       LLVMSetAlignment(v, 8);
     }
-    (void)ptr;
     ptrmap_put(L->a, &L->uniforms, p, v);
   }
 }
@@ -211,13 +204,13 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   lw_liveness(L);
   L->event = LLVMBuildAlloca(L->b, i32, "event");
   L->count = LLVMBuildAlloca(L->b, i64, "count");
-  L->group = load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
-  L->frame = load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
-  L->mask = load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
-  L->guard_v = load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
-  L->args = load_at(L, L->group, offsetof(weft_group, args), ptr);
-  L->local_mem = load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
-  L->x_aligned = LLVMBuildICmp(L->b, LLVMIntNE, load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
+  L->group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
+  L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
+  L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
+  L->guard_v = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
+  L->args = lw_load_at(L, L->group, offsetof(weft_group, args), ptr);
+  L->local_mem = lw_load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
+  L->x_aligned = LLVMBuildICmp(L->b, LLVMIntNE, lw_load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
                                lw_const_i32(L, 0), "");
   map_params(L, kfn, k);
   map_static_locals(L);
@@ -227,7 +220,7 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
 }
 
 static void build_dispatch(lower *L) {
-  LLVMValueRef pc = load_at(L, L->ctx, offsetof(weft_warp_ctx, pc), LLVMInt32TypeInContext(L->c));
+  LLVMValueRef pc = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, pc), LLVMInt32TypeInContext(L->c));
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->c, L->fn, "bad.pc");
   LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, bad, (unsigned)L->g->nblocks);
   LLVMPositionBuilderAtEnd(L->b, bad);
@@ -243,7 +236,7 @@ static void build_dispatch(lower *L) {
 
 static void add_to_ctx(lower *L, size_t off, LLVMValueRef v) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  LLVMValueRef p = lw_ctx_field(L, off, i64);
+  LLVMValueRef p = lw_ctx_field(L, off);
   LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), v, ""), p);
 }
 
@@ -258,7 +251,7 @@ static void build_leave(lower *L) {
   add_to_ctx(L, offsetof(weft_warp_ctx, lane_instrs), LLVMBuildMul(L->b, instrs, L->active_lanes, ""));
   add_to_ctx(L, offsetof(weft_warp_ctx, groups_run), LLVMBuildMul(L->b, blocks, L->active_groups, ""));
   LLVMValueRef event = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->event, "");
-  LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event), NULL));
+  LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event)));
   LLVMBuildRet(L->b, event);
 }
 

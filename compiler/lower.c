@@ -21,7 +21,7 @@ static LLVMTypeRef i32t(lower *L) { return LLVMInt32TypeInContext(L->c); }
 static LLVMTypeRef i64t(lower *L) { return LLVMInt64TypeInContext(L->c); }
 
 static void store_ctx(lower *L, size_t off, LLVMValueRef v) {
-  LLVMBuildStore(L->b, v, lw_ctx_field(L, off, LLVMTypeOf(v)));
+  LLVMBuildStore(L->b, v, lw_ctx_field(L, off));
 }
 
 /* One add per block: the lanes of a call never change, so the block count and the instruction
@@ -163,9 +163,9 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
     LLVMValueRef idx[2] = {lw_const_i32(L, 0), count};
     LLVMTypeRef pcs = LLVMArrayType(i32t(L), WEFT_MAX_WARP), masks = LLVMArrayType(i64t(L), WEFT_MAX_WARP);
     LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)e[i].to),
-                   LLVMBuildGEP2(L->b, pcs, lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc), NULL), idx, 2, ""));
+                   LLVMBuildGEP2(L->b, pcs, lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc)), idx, 2, ""));
     LLVMBuildStore(L->b, e[i].mask,
-                   LLVMBuildGEP2(L->b, masks, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask), NULL), idx, 2, ""));
+                   LLVMBuildGEP2(L->b, masks, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask)), idx, 2, ""));
     LLVMValueRef nonempty = LLVMBuildICmp(L->b, LLVMIntNE, e[i].mask, lw_const_i64(L, 0), "");
     count = LLVMBuildAdd(L->b, count, LLVMBuildZExt(L->b, nonempty, i32t(L), ""), "");
   }

@@ -74,7 +74,8 @@ void lw_liveness(lower *L);
 void lw_frame_restore(lower *L, int pc);
 /* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
 void lw_frame_save(lower *L, const int *to, int n);
-LLVMValueRef lw_ctx_field(lower *L, size_t offset, LLVMTypeRef t); /* pointer into ctx */
+LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */
+LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t);
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs);
 void lw_unsupported(lower *L, LLVMValueRef inst, const char *what);

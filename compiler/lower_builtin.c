@@ -32,17 +32,13 @@ static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
 }
 
 static LLVMValueRef group_u64(lower *L, size_t off) {
-  LLVMValueRef o = lw_const_i64(L, off);
-  LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->group, &o, 1, "");
-  return LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, "");
+  return lw_load_at(L, L->group, off, LLVMInt64TypeInContext(L->c));
 }
 
 static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int uniform) {
   unsigned d;
   if (k == BI_WORK_DIM) {
-    LLVMValueRef o = lw_const_i64(L, offsetof(weft_group, work_dim));
-    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->group, &o, 1, "");
-    LLVMValueRef r = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), p, "");
+    LLVMValueRef r = lw_load_at(L, L->group, offsetof(weft_group, work_dim), LLVMInt32TypeInContext(L->c));
     return uniform ? r : lw_splat(L, r);
   }
   if (!const_dim(L, call, &d)) return NULL;
@@ -61,7 +57,7 @@ static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   if (!const_dim(L, call, &d)) return NULL;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   if (d >= 3) return lw_splat(L, LLVMConstInt(i64, 0, 0));
-  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * (d * WEFT_MAX_WARP + L->grp * L->G), NULL);
+  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * (d * WEFT_MAX_WARP + L->grp * L->G));
   LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p, "");
   LLVMSetAlignment(lid, 4);
   lid = LLVMBuildZExt(L->b, lid, LLVMVectorType(i64, L->G), "");

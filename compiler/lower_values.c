@@ -68,8 +68,12 @@ LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
   return LLVMConstVector(e, L->G);
 }
 
-LLVMValueRef lw_ctx_field(lower *L, size_t offset, LLVMTypeRef t) {
-  (void)t;
+LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t) {
+  LLVMValueRef o = lw_const_i64(L, offset);
+  return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""), "");
+}
+
+LLVMValueRef lw_ctx_field(lower *L, size_t offset) {
   LLVMValueRef off = lw_const_i64(L, offset);
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->ctx, &off, 1, "");
 }

@@ -5,7 +5,7 @@
 
 #include "runtime.h"
 
-static const weft_policy_ops *const policies[] = {&policy_stack};
+static const weft_policy_ops *const policies[] = {&policy_stack, &policy_mp, &policy_mp_orec, &policy_pc};
 
 const weft_policy_ops *policy_find(const char *name) {
   if (!name) return NULL;

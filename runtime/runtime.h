@@ -89,6 +89,12 @@ void policy_names(char *buf, size_t n);
 /* --- policy_stack.c: the IPDOM reconvergence stack (`stack`) --- */
 extern const weft_policy_ops policy_stack;
 
+/* --- policy_mp.c: multi-path IPDOM, split + reconvergence tables (`mp`, `mp-orec`) --- */
+extern const weft_policy_ops policy_mp, policy_mp_orec;
+
+/* --- policy_pc.c: stack-less reconvergence by PC arbitration (`pc`) --- */
+extern const weft_policy_ops policy_pc;
+
 /* --- stats.c: counters of a work-group, a worker and a launch --- */
 typedef struct run_counters {
   uint64_t work_groups, warps, barriers;

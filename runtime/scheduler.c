@@ -169,6 +169,11 @@ static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i
                     "barrier in kernel '%s' at line %u can never complete: work-items of %s "
                     "returned before reaching it (lanes %s of %s reached it)",
                     k->name, line, at, m, live);
+  if (s == WEFT_ERROR_OUT_OF_MEMORY)
+    return rt_error(w->err, sizeof w->err, s,
+                    "kernel '%s': the tables of policy '%s' are full after block %u of %s "
+                    "(lanes %s); the kernel nests reconvergence points too deeply",
+                    k->name, p->policy->name, c->from_pc, at, m);
   return rt_error(w->err, sizeof w->err, s,
                   "kernel '%s': bad event %u from block %u of %s (ntargets %u, lanes %s); a "
                   "code generation bug",

@@ -44,7 +44,7 @@ static const char usage[] =
     "                       | file:PATH (raw little-endian, exactly N elements)\n"
     "  --out I=PATH         after a successful run, write buffer parameter I (0-based position)\n"
     "                       to PATH as raw bytes\n"
-    "  --policy NAME        reconvergence policy: stack (default)\n"
+    "  --policy NAME        reconvergence policy: stack (default), mp, mp-orec, pc\n"
     "  --warp W             work-items per warp: 4, 8, 16, 32 (default) or 64\n"
     "  --lanes G            lanes per vector: 4, 8 or 16, at most W; default 16 with\n"
     "                       AVX-512, else 8\n"

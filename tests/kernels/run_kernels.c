@@ -36,7 +36,7 @@
 #define WEFT_KERNEL_DIR "tests/kernels"
 #endif
 
-static const char *const all_policies[] = {"stack"};
+static const char *const all_policies[] = {"stack", "mp", "mp-orec", "pc"};
 static const unsigned all_warps[] = {4, 8, 16, 32, 64};
 static const unsigned all_lanes[] = {4, 8, 16};
 static const unsigned all_threads[] = {1, 2};

@@ -162,6 +162,31 @@ static void fp_contract_off_is_honoured(void **state) {
   assert_true(fused_differs); /* the test would catch a fused multiply-add */
 }
 
+/* Both sides of a divergent branch wait at a barrier: under `mp` each split waits on its own
+ * and the barrier completes when the whole work-group is there (the MP paper's Section 3.3.3);
+ * under `stack` it is a divergent barrier. Neighbours exchange values through __local memory,
+ * so a barrier that did not hold would show in the results. */
+static void barriers_on_both_sides_complete_under_mp(void **state) {
+  weft_context *ctx = *state;
+  const char *src =
+      "__kernel void k(__global int *out) {\n"
+      "  __local int t[8];\n  int i = get_local_id(0);\n  t[i] = 10 * i;\n"
+      "  if (i & 1) {\n    barrier(CLK_LOCAL_MEM_FENCE);\n    out[i] = t[(i + 1) % 8] + 1;\n"
+      "  } else {\n    barrier(CLK_LOCAL_MEM_FENCE);\n    out[i] = t[(i + 7) % 8] + 2;\n  }\n}\n";
+  int out[8];
+  weft_arg args[1] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out}};
+  const char *policies[] = {"mp", "mp-orec"};
+  for (int p = 0; p < 2; p++) {
+    memset(out, 0, sizeof out);
+    assert_int_equal(weft_context_set_policy(ctx, policies[p]), WEFT_SUCCESS);
+    assert_int_equal(run_one(ctx, "both.cl", src, 1, args, 8, 8), WEFT_SUCCESS);
+    for (int i = 0; i < 8; i++)
+      assert_int_equal(out[i], i & 1 ? 10 * ((i + 1) % 8) + 1 : 10 * ((i + 7) % 8) + 2);
+  }
+  assert_int_equal(weft_context_set_policy(ctx, "stack"), WEFT_SUCCESS);
+  assert_int_equal(run_one(ctx, "both.cl", src, 1, args, 8, 8), WEFT_ERROR_DIVERGENT_BARRIER);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_source_is_built_once),
@@ -172,6 +197,7 @@ int main(void) {
       cmocka_unit_test(divergent_barrier_is_reported),
       cmocka_unit_test(barrier_after_return_is_reported),
       cmocka_unit_test(fp_contract_off_is_honoured),
+      cmocka_unit_test(barriers_on_both_sides_complete_under_mp),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -478,7 +478,7 @@ static void other_errors(void **state) {
   weft_arg args[] = {buf_arg(out, sizeof out), i32_arg(&n)};
   weft_ndrange r = range1(8, 4);
   expect_error(runtime_launch(rt, &k, "mp-nope", &r, 2, args, NULL, err, sizeof err),
-               WEFT_ERROR_INVALID_VALUE, "unknown policy 'mp-nope' (known: stack)");
+               WEFT_ERROR_INVALID_VALUE, "unknown policy 'mp-nope' (known: stack, ");
   expect_error(launch(rt, NULL, &r, 2, args, NULL), WEFT_ERROR_INVALID_VALUE, "NULL");
   weft_compiled_kernel bad = k;
   bad.warp = 6;

@@ -1,0 +1,232 @@
+/* `pc`: stack-less implicit reconvergence by PC arbitration (Collange 2011, "RIA" in Brunie and
+ * Collange 2013).
+ *
+ * Each lane keeps its own PC and call depth. The warp runs the lanes whose (depth, PC) is the
+ * minimum -- the deepest call first, then the lowest PC -- and lanes whose PCs coincide run
+ * together again: since a block's reconvergence point has a larger PC than the code before it
+ * (PCs are a reverse post-order), running the smallest PC first never passes a point where
+ * lanes behind could have joined. Kernels are fully inlined, so every depth is 0; the depth is
+ * kept per lane anyway and arbitrated on, as the paper does (its SP).
+ *
+ * The split is the lanes at the minimum; its guard is the smallest PC of the other runnable lanes
+ * at the same depth (nblocks when there are none): the warp function comes back before it would
+ * run a block >= guard, where it may meet them. That is the paper's fast path: the common PC
+ * follows the split's lanes inline while it stays below the waiting lanes' minimum.
+ *
+ * Reconvergence, counted precisely: every event stamps the lanes it moves with a new number (one
+ * per event), so lanes with the same stamp went there together. When the split chosen to run
+ * next holds lanes with more than one stamp, lanes that arrived by different paths (different
+ * events) run as one split again: one reconvergence. It is counted once, when that split is
+ * chosen; running it restamps its lanes. A partial-warp barrier whose parts arrived separately
+ * therefore counts one reconvergence when the warp goes on after it.
+ *
+ * Barriers: the lanes that reach a barrier wait there (their PC is where they resume); the other
+ * lanes of the warp go on until they arrive too. Lanes that arrive at a different barrier than the
+ * one waited at can never complete either: they are kept apart (neither runnable, waiting nor
+ * finished), so the scheduler reports the deadlock. The state has a constant size: per lane a
+ * PC, a depth, a stamp and the arbitration key, and a few masks; no stack, no table. */
+#include <string.h>
+
+#include "runtime.h"
+
+#define NO_KEY UINT64_MAX /* the key of a lane that cannot run */
+
+/* Per lane, one array each (W entries used), so that arbitration is a few branch-free loops
+ * over W that the compiler vectorises: a policy call costs about as much as one under `stack`. */
+typedef struct pc_state {
+  const weft_compiled_kernel *k;
+  uint64_t live, finished;
+  uint64_t waiting;    /* at the barrier ending block barrier_pc */
+  uint64_t stranded;   /* at another barrier: can never go on */
+  uint32_t barrier_pc, stamps;
+  /* The split that runs next (settle() computes it after every change); mask 0: none. */
+  uint32_t run_pc, run_guard;
+  uint64_t run_mask, run_key, other_key; /* the split's key; the smallest key of the others */
+  /* (depth, PC) as one number ordered as the arbitration wants it: the deepest call, then the
+   * lowest PC, is the smallest key; NO_KEY for lanes that are not runnable. */
+  uint64_t key[WEFT_MAX_WARP];
+  uint32_t pc[WEFT_MAX_WARP];    /* where the lane goes on: its resume PC while it waits */
+  uint32_t depth[WEFT_MAX_WARP]; /* call depth: always 0, kernels are inlined */
+  uint32_t stamp[WEFT_MAX_WARP]; /* the event that brought the lane to its PC */
+} pc_state;
+
+/* Every lane i in mask m, lowest first. */
+#define FOR_LANES(m, i) \
+  for (uint64_t m_ = (m), i; m_ && ((i) = (uint64_t)__builtin_ctzll(m_), 1); m_ &= m_ - 1)
+
+static uint64_t key_of(uint32_t depth, uint32_t pc) {
+  return (uint64_t)(UINT32_MAX - depth) << 32 | pc;
+}
+
+static size_t pc_state_size(const weft_compiled_kernel *k) {
+  (void)k;
+  return sizeof(pc_state);
+}
+
+/* The split that runs next: lanes `mask` at key lo; hi is the smallest key of the other lanes. */
+static void publish(pc_state *s, uint64_t mask, uint64_t lo, uint64_t hi) {
+  s->run_mask = mask, s->run_pc = (uint32_t)lo, s->run_key = lo, s->other_key = hi;
+  /* the other lanes of the same depth; a shallower frame is met only by returning */
+  s->run_guard = hi != NO_KEY && hi >> 32 == lo >> 32 ? (uint32_t)hi : s->k->nblocks;
+}
+
+/* Chooses the split that runs next and counts a reconvergence when its lanes came from
+ * different events. */
+static void settle(pc_state *s, policy_counters *c) {
+  uint64_t run = s->live & ~s->finished & ~s->waiting & ~s->stranded;
+  uint64_t lo = NO_KEY, hi = NO_KEY, mask = 0;
+  uint32_t stamp = 0;
+  int mixed = 0;
+  FOR_LANES(run, i) { /* one pass: the lanes are mostly at a few PCs, the branches predictable */
+    uint64_t key = s->key[i];
+    if (key == lo) {
+      mask |= 1ull << i;
+      mixed |= s->stamp[i] != stamp;
+    } else if (key < lo) {
+      hi = lo, lo = key, mask = 1ull << i, stamp = s->stamp[i], mixed = 0;
+    } else if (key < hi) {
+      hi = key;
+    }
+  }
+  publish(s, mask, lo, hi);
+  if (mask && c && mixed) c->reconvergences++;
+}
+
+static void pc_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
+  pc_state *s = st;
+  s->k = k, s->live = live, s->finished = s->waiting = s->stranded = 0;
+  s->barrier_pc = s->stamps = 0;
+  for (unsigned i = 0; i < k->warp; i++) { /* every lane at PC 0, depth 0, stamp 0 */
+    s->pc[i] = s->depth[i] = s->stamp[i] = 0;
+    s->key[i] = live >> i & 1 ? key_of(0, 0) : NO_KEY;
+  }
+  settle(s, NULL);
+}
+
+static int pc_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
+  const pc_state *s = st;
+  if (!s->run_mask) return 0;
+  *pc = s->run_pc, *mask = s->run_mask, *guard = s->run_guard;
+  return 1;
+}
+
+/* The lanes `mask` go to `pc`, moved by event `stamp`; they can run there when `runs`. */
+static void move(pc_state *s, uint64_t mask, uint32_t pc, uint32_t stamp, int runs) {
+  FOR_LANES(mask, i) {
+    s->pc[i] = pc, s->stamp[i] = stamp;
+    s->key[i] = runs ? key_of(s->depth[i], pc) : NO_KEY;
+  }
+}
+
+static weft_status pc_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
+  pc_state *s = st;
+  uint32_t stamp = ++s->stamps;
+  if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
+  if (ctx->ntargets > 1) c->divergent_branches++;
+  for (unsigned t = 0; t < ctx->ntargets; t++) {
+    int end = ctx->target_pc[t] >= s->k->nblocks;
+    move(s, ctx->target_mask[t], ctx->target_pc[t], stamp, !end);
+    if (end) s->finished |= ctx->target_mask[t];
+  }
+  /* The fast path, most events of a loop: the split's lanes going to the smallest target stay
+   * below every other lane, so they alone run next, up to the next target or the others. */
+  uint32_t t0 = ctx->target_pc[0];
+  uint64_t k0 = (s->run_key & ~(uint64_t)UINT32_MAX) | t0; /* the split's depth, PC t0 */
+  if (t0 < s->k->nblocks && k0 < s->other_key) {
+    uint64_t hi = s->other_key;
+    if (ctx->ntargets > 1 && ctx->target_pc[1] < s->k->nblocks) {
+      uint64_t k1 = (s->run_key & ~(uint64_t)UINT32_MAX) | ctx->target_pc[1];
+      hi = k1 < hi ? k1 : hi;
+    }
+    publish(s, ctx->target_mask[0], k0, hi);
+    return WEFT_SUCCESS;
+  }
+  settle(s, c);
+  return WEFT_SUCCESS;
+}
+
+static weft_status pc_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
+  pc_state *s = st;
+  c->policy_calls++;
+  move(s, ctx->mask, ctx->target_pc[0], ++s->stamps, 0);
+  if (s->waiting && ctx->from_pc != s->barrier_pc) {
+    s->stranded |= ctx->mask; /* two barriers at once: neither can complete */
+  } else {
+    s->waiting |= ctx->mask;
+    s->barrier_pc = ctx->from_pc;
+  }
+  settle(s, c);
+  return WEFT_SUCCESS;
+}
+
+static uint64_t pc_barrier_waiting(const void *st, uint32_t *barrier_pc) {
+  const pc_state *s = st;
+  if (!s->waiting) return 0;
+  *barrier_pc = s->barrier_pc;
+  return s->waiting;
+}
+
+static void pc_barrier_release(void *st, policy_counters *c) {
+  pc_state *s = st;
+  if (!s->waiting) return;
+  FOR_LANES(s->waiting, i) {
+    if (s->pc[i] >= s->k->nblocks) /* a barrier that ends the kernel */
+      s->finished |= 1ull << i;
+    else
+      s->key[i] = key_of(s->depth[i], s->pc[i]);
+  }
+  s->waiting = 0;
+  settle(s, c);
+}
+
+static uint64_t pc_finished(const void *st) { return ((const pc_state *)st)->finished; }
+
+/* Each lane's PC, thread 0 rightmost as in the papers (Collange's Table 2 lists them thread 0
+ * leftmost); '-' a finished lane, '.' a lane that is not a work-item. The depth row appears only
+ * when a lane is in a call:
+ *   pc: PC per lane, thread 0 rightmost; waiting at the barrier ending block 1: 0011
+ *     PC    2 2 2 2
+ *     next  PC 2, mask 1100, guard 3                                                          */
+static void pc_print(FILE *f, const void *st) {
+  const pc_state *s = st;
+  char m[RT_MASK_BUF];
+  unsigned w = s->k->warp, width = (unsigned)snprintf(NULL, 0, "%u", s->k->nblocks);
+  uint64_t deep = 0;
+  fprintf(f, "pc: PC per lane, thread 0 rightmost");
+  if (s->waiting)
+    fprintf(f, "; waiting at the barrier ending block %u: %s", s->barrier_pc,
+            rt_mask_str(m, s->waiting, w));
+  if (s->stranded) fprintf(f, "; at another barrier: %s", rt_mask_str(m, s->stranded, w));
+  fprintf(f, "\n  PC   ");
+  for (unsigned i = w; i-- > 0;) {
+    if (!(s->live >> i & 1))
+      fprintf(f, " %*s", width, ".");
+    else if (s->finished >> i & 1)
+      fprintf(f, " %*s", width, "-");
+    else
+      fprintf(f, " %*u", width, s->pc[i]);
+    if (s->depth[i]) deep |= 1ull << i;
+  }
+  if (deep) {
+    fprintf(f, "\n  depth");
+    for (unsigned i = w; i-- > 0;) fprintf(f, " %*u", width, s->depth[i]);
+  }
+  if (s->run_mask)
+    fprintf(f, "\n  next  PC %u, mask %s, guard %u\n", s->run_pc, rt_mask_str(m, s->run_mask, w),
+            s->run_guard);
+  else
+    fprintf(f, "\n  next  none\n");
+}
+
+const weft_policy_ops policy_pc = {
+    .name = "pc",
+    .state_size = pc_state_size,
+    .init = pc_init,
+    .next = pc_next,
+    .branch = pc_branch,
+    .barrier_arrive = pc_barrier_arrive,
+    .barrier_waiting = pc_barrier_waiting,
+    .barrier_release = pc_barrier_release,
+    .finished = pc_finished,
+    .print = pc_print,
+};

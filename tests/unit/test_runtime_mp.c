@@ -1,0 +1,630 @@
+/* Unit tests of the `mp` and `mp-orec` policies (runtime/policy_mp.c). The replays drive the
+ * policy event by event on the MP paper's CFGs and compare both printed tables after every step
+ * with the paper's Figures 5, 6 and 11 (W = 4, masks with thread 0 rightmost). The figures show
+ * one possible interleaving of the splits; run() asks next() until it offers the split the figure
+ * runs, which round robin does within one turn. Then launches of hand-written kernels
+ * (test_runtime_fakes.h): both sides of a divergent branch wait at a barrier, which completes
+ * under mp; results agree with `stack`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_runtime_fakes.h"
+
+typedef struct replay {
+  weft_compiled_kernel k;
+  const weft_policy_ops *ops;
+  void *st;
+  weft_warp_ctx ctx;
+  policy_counters c;
+} replay;
+
+static void replay_init(replay *r, const char *policy, unsigned nblocks, const uint32_t *ipdom,
+                        uint64_t live) {
+  memset(r, 0, sizeof *r);
+  r->k = (weft_compiled_kernel){.name = "k", .warp = 4, .lanes = 4, .nblocks = nblocks,
+                                .ipdom = ipdom};
+  r->ops = policy_find(policy);
+  assert_non_null(r->ops);
+  r->st = aligned_alloc(64, rt_align64(r->ops->state_size(&r->k)));
+  r->ops->init(r->st, &r->k, live);
+}
+
+static void replay_done(replay *r) { free(r->st); }
+
+static void expect_state(replay *r, const char *want) {
+  char *got = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&got, &len);
+  r->ops->print(f, r->st);
+  fclose(f);
+  if (strcmp(got, want)) fail_msg("%s state:\n%s\nexpected:\n%s", r->ops->name, got, want);
+  free(got);
+}
+
+/* next() must give this split now. */
+static void expect_next(replay *r, uint32_t pc, uint64_t mask, uint32_t guard) {
+  assert_int_equal(r->ops->next(r->st, &r->ctx.pc, &r->ctx.mask, &r->ctx.guard), 1);
+  assert_int_equal(r->ctx.pc, pc);
+  assert_int_equal(r->ctx.mask, mask);
+  assert_int_equal(r->ctx.guard, guard);
+}
+
+/* The split (pc, mask) runs next: round robin offers it within W calls of next(). */
+static void run(replay *r, uint32_t pc, uint64_t mask, uint32_t guard) {
+  for (unsigned n = 0; n < r->k.warp; n++) {
+    assert_int_equal(r->ops->next(r->st, &r->ctx.pc, &r->ctx.mask, &r->ctx.guard), 1);
+    if (r->ctx.pc == pc && r->ctx.mask == mask) {
+      assert_int_equal(r->ctx.guard, guard);
+      return;
+    }
+  }
+  fail_msg("next() never offered the split at PC %u with mask 0x%llx", pc,
+           (unsigned long long)mask);
+}
+
+static void expect_none(replay *r) {
+  uint32_t pc, guard;
+  uint64_t mask;
+  assert_int_equal(r->ops->next(r->st, &pc, &mask, &guard), 0);
+}
+
+static weft_status branch(replay *r, uint32_t from, unsigned n, const uint32_t *pcs,
+                          const uint64_t *masks) {
+  r->ctx.event = WEFT_EVENT_BRANCH, r->ctx.from_pc = from, r->ctx.ntargets = n;
+  for (unsigned t = 0; t < n; t++) r->ctx.target_pc[t] = pcs[t], r->ctx.target_mask[t] = masks[t];
+  return r->ops->branch(r->st, &r->ctx, &r->c);
+}
+static void jump(replay *r, uint32_t from, uint32_t to) {
+  assert_int_equal(branch(r, from, 1, (uint32_t[]){to}, (uint64_t[]){r->ctx.mask}), 0);
+}
+static void split2(replay *r, uint32_t from, uint32_t t0, uint64_t m0, uint32_t t1, uint64_t m1) {
+  assert_int_equal(branch(r, from, 2, (uint32_t[]){t0, t1}, (uint64_t[]){m0, m1}), 0);
+}
+static weft_status barrier(replay *r, uint32_t from, uint32_t resume) {
+  r->ctx.event = WEFT_EVENT_BARRIER, r->ctx.from_pc = from, r->ctx.ntargets = 1;
+  r->ctx.target_pc[0] = resume, r->ctx.target_mask[0] = r->ctx.mask;
+  return r->ops->barrier_arrive(r->st, &r->ctx, &r->c);
+}
+
+/* Figure 5 (the CFG of Figure 2): A: if (id % 2 == 0) B else C; D. A=0 B=1 C=2 D=3, end 4. */
+static void figure5_if_else(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {3, 3, 3, 4};
+  replay r;
+  replay_init(&r, "mp", 4, ipdom, 0xf);
+  expect_state(&r, "warp split table: 1 split\n" /* (1): A1111, the RT empty */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     0     4    -  1111\n"
+                   "reconvergence table: 0 entries\n");
+  expect_next(&r, 0, 0xf, 4);
+  split2(&r, 0, 1, 0x5, 2, 0xa);
+  expect_state(&r, "warp split table: 2 splits\n" /* (2a) A moves to the RT at D, (2b) B, C */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     3    0  0101\n"
+                   "     1     2     3    0  1010\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     3     4    -  1111    1111\n");
+  run(&r, 1, 0x5, 3);
+  jump(&r, 1, 3); /* (3): B reaches D first */
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     1     2     3    0  1010\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     3     4    -  1111    1010\n");
+  assert_int_equal(r.c.reconvergences, 0);
+  run(&r, 2, 0xa, 3);
+  jump(&r, 2, 3); /* (4) C reaches D: nothing pending, (5) D1111 moves to the ST */
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     4    -  1111\n"
+                   "reconvergence table: 0 entries\n");
+  expect_next(&r, 3, 0xf, 4);
+  jump(&r, 3, 4);
+  expect_state(&r, "warp split table: 0 splits; finished 1111\n"
+                   "reconvergence table: 0 entries\n");
+  expect_none(&r);
+  assert_int_equal(r.ops->finished(r.st), 0xf);
+  assert_int_equal(r.c.divergent_branches, 1);
+  assert_int_equal(r.c.reconvergences, 1);
+  assert_int_equal(r.c.policy_calls, 3); /* reaching the kernel's end is not counted */
+  replay_done(&r);
+}
+
+/* Figure 6: A: if (id % 2 == 0) B else { C: if (id == 1) D else E; F } G.
+ * A=0 B=1 C=2 D=3 E=4 F=5 G=6, end 7; in the figure's order: C diverges, B reaches G, E and
+ * then D reach F, F reaches G. */
+static void figure6_nested(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {6, 6, 5, 5, 5, 6, 7};
+  replay r;
+  replay_init(&r, "mp", 7, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 7); /* (1) */
+  split2(&r, 0, 1, 0x5, 2, 0xa);
+  expect_state(&r, "warp split table: 2 splits\n" /* (2) */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     6    0  0101\n"
+                   "     1     2     6    0  1010\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     6     7    -  1111    1111\n");
+  run(&r, 2, 0xa, 6);
+  split2(&r, 2, 3, 0x2, 4, 0x8);
+  expect_state(&r, "warp split table: 3 splits\n" /* (3): three parallel paths */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     6    0  0101\n"
+                   "     1     3     5    1  0010\n"
+                   "     2     4     5    1  1000\n"
+                   "reconvergence table: 2 entries\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     6     7    -  1111    1111\n"
+                   "     1     5     6    0  1010    1010\n");
+  run(&r, 1, 0x5, 6);
+  jump(&r, 1, 6);
+  expect_state(&r, "warp split table: 2 splits\n" /* (4): B reaches G */
+                   "     #    PC   RPC    R  mask\n"
+                   "     1     3     5    1  0010\n"
+                   "     2     4     5    1  1000\n"
+                   "reconvergence table: 2 entries\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     6     7    -  1111    1010\n"
+                   "     1     5     6    0  1010    1010\n");
+  run(&r, 4, 0x8, 5);
+  jump(&r, 4, 5);
+  expect_state(&r, "warp split table: 1 split\n" /* (5): E reaches F */
+                   "     #    PC   RPC    R  mask\n"
+                   "     1     3     5    1  0010\n"
+                   "reconvergence table: 2 entries\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     6     7    -  1111    1010\n"
+                   "     1     5     6    0  1010    0010\n");
+  run(&r, 3, 0x2, 5);
+  jump(&r, 3, 5);
+  expect_state(&r, "warp split table: 1 split\n" /* (6) D reaches F, (7) F1010 moves to the ST */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     5     6    0  1010\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     6     7    -  1111    1010\n");
+  expect_next(&r, 5, 0xa, 6);
+  jump(&r, 5, 6);
+  expect_state(&r, "warp split table: 1 split\n" /* (8) F reaches G, (9) G1111 to the ST */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     6     7    -  1111\n"
+                   "reconvergence table: 0 entries\n");
+  expect_next(&r, 6, 0xf, 7);
+  jump(&r, 6, 7);
+  expect_none(&r);
+  assert_int_equal(r.c.divergent_branches, 2);
+  assert_int_equal(r.c.reconvergences, 2);
+  assert_int_equal(r.c.policy_calls, 6);
+  replay_done(&r);
+}
+
+/* Figures 10 and 11: do { A: if (c1) { B: break; } else { C } } while (c2); D.
+ * A=0 B=1 C=2 D=3, end 4; every branch reconverges at D. A1111 diverged into B1010 and C0101;
+ * C0101 went back to A, and A0101 goes to B where B1010 still waits. At block granularity the
+ * splits merge as soon as A0101 is inserted at B (the paper's (2)-(4) in one step: B1111 at the
+ * start of B with RPC D). Generated code runs C -> A -> B inline (below the guard D), so here
+ * the replay hands those two moves to the policy as events; early_merge_at_divergence shows the
+ * same merge from a divergence, which generated code does return. */
+static void figure11_orec(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {3, 3, 3, 4};
+  static const char *const before =
+      "warp split table: 2 splits\n" /* (1a) A0101 and B1010, (1b) both reconverge at D */
+      "     #    PC   RPC    R  mask\n"
+      "     0     1     3    0  1010\n"
+      "     1     0     3    0  0101\n"
+      "reconvergence table: 1 entry\n"
+      "     #    PC   RPC    R  reconv  pending\n"
+      "     0     3     4    -  1111    1111\n";
+  for (int orec = 0; orec <= 1; orec++) {
+    replay r;
+    replay_init(&r, orec ? "mp-orec" : "mp", 4, ipdom, 0xf);
+    expect_next(&r, 0, 0xf, 4);
+    split2(&r, 0, 1, 0xa, 2, 0x5);
+    run(&r, 2, 0x5, 3);
+    jump(&r, 2, 0); /* C0101 back to A */
+    expect_state(&r, before);
+    run(&r, 0, 0x5, 3);
+    jump(&r, 0, 1); /* A0101 to B */
+    if (orec) {
+      expect_state(&r, "warp split table: 1 split\n" /* (4b): B1111 */
+                       "     #    PC   RPC    R  mask\n"
+                       "     0     1     3    0  1111\n"
+                       "reconvergence table: 1 entry\n"
+                       "     #    PC   RPC    R  reconv  pending\n"
+                       "     0     3     4    -  1111    1111\n");
+      assert_int_equal(r.c.reconvergences, 1);
+      expect_next(&r, 1, 0xf, 3);
+      jump(&r, 1, 3);
+    } else { /* mp: two splits run B */
+      expect_state(&r, "warp split table: 2 splits\n"
+                       "     #    PC   RPC    R  mask\n"
+                       "     0     1     3    0  1010\n"
+                       "     1     1     3    0  0101\n"
+                       "reconvergence table: 1 entry\n"
+                       "     #    PC   RPC    R  reconv  pending\n"
+                       "     0     3     4    -  1111    1111\n");
+      run(&r, 1, 0xa, 3);
+      jump(&r, 1, 3);
+      run(&r, 1, 0x5, 3);
+      jump(&r, 1, 3);
+    }
+    expect_state(&r, "warp split table: 1 split\n"
+                     "     #    PC   RPC    R  mask\n"
+                     "     0     3     4    -  1111\n"
+                     "reconvergence table: 0 entries\n");
+    assert_int_equal(r.c.reconvergences, orec ? 2 : 1);
+    replay_done(&r);
+  }
+}
+
+/* The Figure 10 loop as generated code returns it: C0101 runs C, A (inline) and diverges at A,
+ * whose RPC D is its own (no new entry, the paper's second special case); its lanes going to B
+ * merge with the waiting B1010 under mp-orec. */
+static void early_merge_at_divergence(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {3, 3, 3, 4};
+  replay r;
+  replay_init(&r, "mp-orec", 4, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 4);
+  split2(&r, 0, 1, 0xa, 2, 0x5);
+  expect_next(&r, 2, 0x5, 3); /* round robin: the slot after the one that ran */
+  split2(&r, 0, 1, 0x1, 2, 0x4);
+  expect_state(&r, "warp split table: 2 splits\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     3    0  1011\n"
+                   "     1     2     3    0  0100\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     3     4    -  1111    1111\n");
+  assert_int_equal(r.c.reconvergences, 1);
+  assert_int_equal(r.c.divergent_branches, 2);
+  expect_next(&r, 1, 0xb, 3); /* round robin wraps to slot 0 */
+  jump(&r, 1, 3);
+  expect_next(&r, 2, 0x4, 3);
+  jump(&r, 2, 3); /* C0100 leaves the loop: everybody is at D */
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     4    -  1111\n"
+                   "reconvergence table: 0 entries\n");
+  assert_int_equal(r.c.reconvergences, 2);
+  replay_done(&r);
+}
+
+/* The first special case: if (c) B; C -- the lanes going straight to C arrive at once. */
+static void if_without_else(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {2, 2, 3};
+  replay r;
+  replay_init(&r, "mp", 3, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 3);
+  split2(&r, 0, 1, 0x3, 2, 0xc);
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     2    0  0011\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     2     3    -  1111    0011\n");
+  expect_next(&r, 1, 0x3, 2);
+  jump(&r, 1, 2);
+  expect_next(&r, 2, 0xf, 3);
+  assert_int_equal(r.c.reconvergences, 1);
+  replay_done(&r);
+}
+
+/* The second special case: 0; 1: while (cnt < lane) 2: cnt++; 3. After the first divergence
+ * the loop's exit (3) is the split's own RPC: no new entry, the leaving lanes arrive. */
+static void loop_trip_count(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {1, 3, 1, 4};
+  replay r;
+  replay_init(&r, "mp", 4, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 4);
+  split2(&r, 1, 2, 0xe, 3, 0x1);
+  expect_next(&r, 2, 0xe, 3);
+  split2(&r, 1, 2, 0xc, 3, 0x2);
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     2     3    0  1100\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     3     4    -  1111    1100\n");
+  expect_next(&r, 2, 0xc, 3);
+  split2(&r, 1, 2, 0x8, 3, 0x4);
+  expect_next(&r, 2, 0x8, 3);
+  jump(&r, 1, 3);
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     4    -  1111\n"
+                   "reconvergence table: 0 entries\n");
+  assert_int_equal(r.c.divergent_branches, 3);
+  assert_int_equal(r.c.reconvergences, 1);
+  replay_done(&r);
+}
+
+/* Early returns and a three-way switch. */
+static void returns_and_switch(void **state) {
+  (void)state;
+  static const uint32_t ret_ipdom[] = {3, 3, 3};
+  static const uint32_t sw_ipdom[] = {4, 4, 4, 4, 5};
+  replay r;
+  replay_init(&r, "mp", 3, ret_ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 3);
+  split2(&r, 0, 1, 0xa, 2, 0x5);
+  run(&r, 1, 0xa, 3);
+  jump(&r, 1, 3);
+  expect_state(&r, "warp split table: 1 split; finished 1010\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     1     2     3    -  0101\n"
+                   "reconvergence table: 0 entries\n");
+  assert_int_equal(r.ops->finished(r.st), 0xa);
+  replay_done(&r);
+  replay_init(&r, "mp", 5, sw_ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 5);
+  assert_int_equal(branch(&r, 0, 3, (uint32_t[]){1, 2, 4}, (uint64_t[]){0x1, 0x6, 0x8}), 0);
+  expect_state(&r, "warp split table: 2 splits\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     4    0  0001\n"
+                   "     1     2     4    0  0110\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     4     5    -  1111    0111\n");
+  replay_done(&r);
+}
+
+/* Both sides of a branch wait at a barrier on their own; the release lets each go on, and a side
+ * that resumes at the RPC arrives there. */
+static void barriers_in_both_sides(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {5, 3, 4, 5, 5, 6};
+  uint32_t pc = 0;
+  replay r;
+  replay_init(&r, "mp", 6, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 6);
+  split2(&r, 0, 1, 0xa, 2, 0x5);
+  run(&r, 1, 0xa, 5);
+  assert_int_equal(barrier(&r, 1, 3), 0);
+  assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0xa);
+  assert_int_equal(pc, 1);
+  expect_next(&r, 2, 0x5, 5); /* the other side still runs */
+  assert_int_equal(barrier(&r, 2, 5), 0);
+  expect_none(&r);
+  assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0xf);
+  assert_int_equal(pc, 1); /* the lowest barrier block */
+  expect_state(&r, "warp split table: 2 splits\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     5    0  1010  waiting at the barrier ending block 1\n"
+                   "     1     5     5    0  0101  waiting at the barrier ending block 2\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     5     6    -  1111    1111\n");
+  r.ops->barrier_release(r.st, &r.c);
+  assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0);
+  expect_state(&r, "warp split table: 1 split\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     5    0  1010\n"
+                   "reconvergence table: 1 entry\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     5     6    -  1111    1010\n");
+  expect_next(&r, 3, 0xa, 5);
+  jump(&r, 3, 5);
+  expect_next(&r, 5, 0xf, 6);
+  assert_int_equal(r.c.policy_calls, 4);
+  replay_done(&r);
+}
+
+/* mp-orec with splits that keep filling their entry: a chain of entries with the same mask,
+ * one per branch of an (inconsistent) ipdom table, until the RT is full: an error, not an
+ * overwrite. */
+static void table_overflow(void **state) {
+  (void)state;
+  static uint32_t ipdom[40];
+  for (unsigned b = 0; b < 40; b++) ipdom[b] = 40 - b / 2; /* branch 2i: ipdom 40-i */
+  replay r;
+  replay_init(&r, "mp-orec", 41, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 41);
+  weft_status s = WEFT_SUCCESS;
+  unsigned i;
+  for (i = 0; i < 16 && s == WEFT_SUCCESS; i++) {
+    uint32_t b = 2 * i, rpc = ipdom[b];
+    s = branch(&r, b, 2, (uint32_t[]){b + 2, b + 3}, (uint64_t[]){0x3, 0xc});
+    if (s != WEFT_SUCCESS) break;
+    run(&r, b + 3, 0xc, rpc);
+    jump(&r, b + 3, b + 2); /* merges with the split at b + 2 */
+    expect_next(&r, b + 2, 0xf, rpc);
+  }
+  assert_int_equal(s, WEFT_ERROR_OUT_OF_MEMORY);
+  assert_int_equal(i, 8); /* 2W = 8 entries */
+  replay_done(&r);
+}
+
+/* ---- launches ---- */
+
+/* bothbar(global int *out, local int *buf): 0: if (lid odd) { 1: buf[lid] = 2 lid; barrier;
+ * 3: out = buf[lid ^ 1]; } else { 2: buf[lid] = 3 lid; barrier; 4: out = buf[lid ^ 1]; }
+ * 5: out += 1000. The two sides wait at different barriers. */
+static int lid_odd(const weft_warp_ctx *c, uint64_t i) { return c->lid[0][i] & 1; }
+static uint32_t bothbar_run(weft_warp_ctx *c) {
+  const exchange_args *a = c->group->args;
+  int32_t *buf = (int32_t *)(c->group->local_mem + a->buf);
+  for (;;) {
+    fake_exec(c);
+    switch (c->pc) {
+    case 0:
+      if (!fake_branch(c, 1, fake_lanes_where(c, lid_odd), 2)) return c->event;
+      break;
+    case 1:
+    case 2:
+      FOR_LANES(c->mask, i) buf[fake_lid(c, i)] = (int32_t)((c->pc + 1) * fake_lid(c, i));
+      return fake_barrier(c, c->pc + 2);
+    case 3:
+    case 4:
+      FOR_LANES(c->mask, i) a->out[fake_gid(c, i)] = buf[fake_lid(c, i) ^ 1];
+      if (!fake_jump(c, 5)) return c->event;
+      break;
+    default:
+      FOR_LANES(c->mask, i) a->out[fake_gid(c, i)] += 1000;
+      if (!fake_jump(c, 6)) return c->event;
+      break;
+    }
+  }
+}
+static const uint32_t bothbar_ipdom[] = {5, 3, 4, 5, 5, 6};
+
+static weft_status launch_with(const char *policy, const weft_compiled_kernel *k, size_t global,
+                               size_t local, unsigned nargs, const weft_arg *args,
+                               weft_stats *stats, char *err) {
+  weft_options o = {2, policy, fake_w, fake_g};
+  weft_runtime *rt = NULL;
+  assert_int_equal(runtime_create(&o, &rt), WEFT_SUCCESS);
+  weft_ndrange r = {1, {global, 1, 1}, {local, 1, 1}};
+  weft_status s = runtime_launch(rt, k, NULL, &r, nargs, args, stats, err, RT_ERR_LEN);
+  runtime_release(rt);
+  return s;
+}
+
+static void barrier_in_both_sides_launch(void **state) {
+  (void)state;
+  fake_config(4, 4, NULL);
+  weft_compiled_kernel k = fake_kernel("bothbar", bothbar_run, FAKE_SETARGS(exchange_setargs), 6,
+                                       bothbar_ipdom, 2, exchange_params, sizeof(exchange_args));
+  static const char *const policies[] = {"mp", "mp-orec"};
+  char err[RT_ERR_LEN];
+  for (int p = 0; p < 2; p++) {
+    int32_t out[32];
+    memset(out, 0, sizeof out);
+    weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
+                       {WEFT_ARG_LOCAL, WEFT_I32, 4 * 16, NULL}};
+    weft_stats s;
+    weft_status st = launch_with(policies[p], &k, 32, 16, 2, args, &s, err);
+    if (st != WEFT_SUCCESS) fail_msg("%s: %s", policies[p], err);
+    for (int i = 0; i < 32; i++) {
+      int l = i % 16, n = l ^ 1;
+      assert_int_equal(out[i], (n & 1 ? 2 * n : 3 * n) + 1000);
+    }
+    assert_int_equal(s.barriers, 2); /* one per work-group */
+    assert_int_equal(s.divergent_branches, 8);
+    assert_int_equal(s.reconvergences, 8);
+  }
+  int32_t out[32];
+  weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
+                     {WEFT_ARG_LOCAL, WEFT_I32, 4 * 16, NULL}};
+  assert_int_equal(launch_with("stack", &k, 32, 16, 2, args, NULL, err),
+                   WEFT_ERROR_DIVERGENT_BARRIER);
+}
+
+/* if (odd) barrier; -- the even lanes wait at the reconvergence point for lanes that wait at the
+ * barrier: reported, never a hang. */
+static void one_sided_barrier_deadlock(void **state) {
+  (void)state;
+  fake_config(4, 4, NULL);
+  weft_compiled_kernel k = fake_kernel("divbar", divbar_run, FAKE_SETARGS(loop_setargs), 3,
+                                       divbar_ipdom, 1, loop_params, 8);
+  char err[RT_ERR_LEN];
+  int32_t out[8];
+  weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out}};
+  assert_int_equal(launch_with("mp", &k, 8, 8, 1, args, NULL, err), WEFT_ERROR_BARRIER_DEADLOCK);
+  assert_non_null(strstr(err, "policy 'mp'"));
+}
+
+/* The fake kernels give stack's results and the same SIMD efficiency (IPDOM reconvergence). */
+static void same_results_as_stack(void **state) {
+  (void)state;
+  static const char *const policies[] = {"stack", "mp", "mp-orec"};
+  char err[RT_ERR_LEN];
+  fake_config(8, 4, loop_ninstr);
+  weft_compiled_kernel loop = fake_kernel("loop", loop_run, FAKE_SETARGS(loop_setargs), 4,
+                                          loop_ipdom, 1, loop_params, 8);
+  loop.frame_size = sizeof(loop_frame);
+  fake_config(8, 4, ifelse_ninstr);
+  weft_compiled_kernel ifelse = fake_kernel("ifelse", ifelse_run, FAKE_SETARGS(ifelse_setargs),
+                                            4, ifelse_ipdom, 2, ifelse_params,
+                                            sizeof(ifelse_args));
+  weft_stats want[2];
+  for (int p = 0; p < 3; p++) {
+    int32_t out[64], n = 40;
+    weft_stats s[2];
+    fake_config(8, 4, loop_ninstr);
+    weft_arg la[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out}};
+    assert_int_equal(launch_with(policies[p], &loop, 64, 16, 1, la, &s[0], err), 0);
+    for (int i = 0; i < 64; i++) assert_int_equal(out[i], (i % 8) * (i % 8 + 1) / 2);
+    fake_config(8, 4, ifelse_ninstr);
+    weft_arg ia[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
+                     {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
+    assert_int_equal(launch_with(policies[p], &ifelse, 64, 16, 2, ia, &s[1], err), 0);
+    for (int i = 0; i < 64; i++)
+      assert_int_equal(out[i], (i % 2 ? 3 * i : 2 * i) + (i < n) * 1000);
+    for (int j = 0; j < 2; j++) {
+      if (p == 0) want[j] = s[j];
+      assert_int_equal(s[j].lane_instrs, want[j].lane_instrs);
+      assert_int_equal(s[j].instr_execs, want[j].instr_execs);
+      assert_int_equal(s[j].divergent_branches, want[j].divergent_branches);
+      assert_int_equal(s[j].policy_calls, want[j].policy_calls);
+    }
+  }
+}
+
+/* Whole-warp barriers between warps with __local memory, and early returns: as under stack. A
+ * barrier after some work-items returned is reported. */
+static void exchange_and_early_return(void **state) {
+  (void)state;
+  char err[RT_ERR_LEN];
+  fake_config(4, 4, NULL);
+  weft_compiled_kernel ex = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs),
+                                        3, exchange_ipdom, 2, exchange_params,
+                                        sizeof(exchange_args));
+  ex.static_local_size = EXCHANGE_STATIC;
+  weft_compiled_kernel early = fake_kernel("early", early_run, FAKE_SETARGS(early_setargs), 3,
+                                           early_ipdom, 2, early_params, sizeof(early_args));
+  for (int orec = 0; orec <= 1; orec++) {
+    const char *policy = orec ? "mp-orec" : "mp";
+    int32_t out[32], mode = 0;
+    weft_stats s;
+    weft_arg xa[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
+                     {WEFT_ARG_LOCAL, WEFT_I32, 4 * 16, NULL}};
+    assert_int_equal(launch_with(policy, &ex, 32, 16, 2, xa, &s, err), 0);
+    for (int i = 0; i < 32; i++) {
+      int g = i / 16 * 16, r = (i % 16 + 4) % 16;
+      assert_int_equal(out[i], 3 * (g + r));
+    }
+    assert_int_equal(s.barriers, 4);
+    memset(out, 0, sizeof out);
+    weft_arg ea[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
+                     {WEFT_ARG_VALUE, WEFT_I32, 4, &mode}};
+    assert_int_equal(launch_with(policy, &early, 32, 8, 2, ea, NULL, err), 0);
+    for (int i = 0; i < 32; i++) assert_int_equal(out[i], i % 2 ? 0 : i);
+    mode = 1;
+    assert_int_equal(launch_with(policy, &early, 32, 8, 2, ea, NULL, err),
+                     WEFT_ERROR_BARRIER_DEADLOCK);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(figure5_if_else),
+      cmocka_unit_test(figure6_nested),
+      cmocka_unit_test(figure11_orec),
+      cmocka_unit_test(early_merge_at_divergence),
+      cmocka_unit_test(if_without_else),
+      cmocka_unit_test(loop_trip_count),
+      cmocka_unit_test(returns_and_switch),
+      cmocka_unit_test(barriers_in_both_sides),
+      cmocka_unit_test(table_overflow),
+      cmocka_unit_test(barrier_in_both_sides_launch),
+      cmocka_unit_test(one_sided_barrier_deadlock),
+      cmocka_unit_test(same_results_as_stack),
+      cmocka_unit_test(exchange_and_early_return),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
