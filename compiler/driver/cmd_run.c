@@ -23,7 +23,7 @@
 
 static const char usage[] =
     "usage: weft run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]...\n"
-    "                [--out I=PATH]... [--policy stack] [--warp W] [--lanes G] [--threads N]\n"
+    "                [--out I=PATH]... [--policy NAME] [--warp W] [--lanes G] [--threads N]\n"
     "                [--repeat N] [--stats] [--stats-json PATH] [--build-options OPTS]\n"
     "                [--no-defaults]\n"
     "\n"

@@ -15,7 +15,7 @@ static const char usage[] =
     "      show each kernel's control-flow graph: blocks in PC order with their source lines,\n"
     "      successors, and the immediate post-dominator (reconvergence point) of every branch\n"
     "  run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]... [--out I=PATH]...\n"
-    "      [--policy stack] [--warp W] [--lanes G] [--threads N] [--repeat N] [--stats]\n"
+    "      [--policy NAME] [--warp W] [--lanes G] [--threads N] [--repeat N] [--stats]\n"
     "      [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "      run a kernel over an NDRange as warps, with its arguments from the command line\n"
     "      or from the file's `// weft-run:` line; write output buffers and stats\n"
