@@ -18,38 +18,13 @@
 #include <cmocka.h>
 
 #include "test_runtime_fakes.h"
+#include "policy_replay.h"
 
 /* ---- replays ---- */
 
-typedef struct replay {
-  weft_compiled_kernel k;
-  const weft_policy_ops *ops;
-  void *st;
-  weft_warp_ctx ctx;
-  policy_counters c;
-} replay;
 
-static void replay_init(replay *r, unsigned nblocks, const uint32_t *ipdom, uint64_t live) {
-  memset(r, 0, sizeof *r);
-  r->k = (weft_compiled_kernel){.name = "k", .warp = 4, .lanes = 4, .nblocks = nblocks,
-                                .ipdom = ipdom};
-  r->ops = policy_find("pc");
-  assert_non_null(r->ops);
-  r->st = aligned_alloc(64, rt_align64(r->ops->state_size(&r->k)));
-  r->ops->init(r->st, &r->k, live);
-}
 
-static void replay_done(replay *r) { free(r->st); }
 
-static void expect_state(replay *r, const char *want) {
-  char *got = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&got, &len);
-  r->ops->print(f, r->st);
-  fclose(f);
-  if (strcmp(got, want)) fail_msg("pc state:\n%s\nexpected:\n%s", got, want);
-  free(got);
-}
 
 /* The common case: no barrier; `pcs` the PC row, `next` what follows "next  ". */
 static void expect_lanes(replay *r, const char *pcs, const char *next) {
@@ -59,36 +34,8 @@ static void expect_lanes(replay *r, const char *pcs, const char *next) {
   expect_state(r, want);
 }
 
-static void expect_next(replay *r, uint32_t pc, uint64_t mask, uint32_t guard) {
-  assert_int_equal(r->ops->next(r->st, &r->ctx.pc, &r->ctx.mask, &r->ctx.guard), 1);
-  assert_int_equal(r->ctx.pc, pc);
-  assert_int_equal(r->ctx.mask, mask);
-  assert_int_equal(r->ctx.guard, guard);
-}
 
-static void expect_none(replay *r) {
-  uint32_t pc, guard;
-  uint64_t mask;
-  assert_int_equal(r->ops->next(r->st, &pc, &mask, &guard), 0);
-}
 
-static weft_status branch(replay *r, uint32_t from, unsigned n, const uint32_t *pcs,
-                          const uint64_t *masks) {
-  r->ctx.event = WEFT_EVENT_BRANCH, r->ctx.from_pc = from, r->ctx.ntargets = n;
-  for (unsigned t = 0; t < n; t++) r->ctx.target_pc[t] = pcs[t], r->ctx.target_mask[t] = masks[t];
-  return r->ops->branch(r->st, &r->ctx, &r->c);
-}
-static void jump(replay *r, uint32_t from, uint32_t to) {
-  assert_int_equal(branch(r, from, 1, (uint32_t[]){to}, (uint64_t[]){r->ctx.mask}), 0);
-}
-static void split2(replay *r, uint32_t from, uint32_t t0, uint64_t m0, uint32_t t1, uint64_t m1) {
-  assert_int_equal(branch(r, from, 2, (uint32_t[]){t0, t1}, (uint64_t[]){m0, m1}), 0);
-}
-static void barrier(replay *r, uint32_t from, uint32_t resume) {
-  r->ctx.event = WEFT_EVENT_BARRIER, r->ctx.from_pc = from, r->ctx.ntargets = 1;
-  r->ctx.target_pc[0] = resume, r->ctx.target_mask[0] = r->ctx.mask;
-  assert_int_equal(r->ops->barrier_arrive(r->st, &r->ctx, &r->c), 0);
-}
 
 /* Collange's Table 2: the if-then-else of her Figure 1, one instruction per block so that the
  * PCs are the paper's: 1 A, 2 `if(!c) br 5`, 3 B, 4 `br 6`, 5 C, 6 D; 7 is the end, and block 0
@@ -99,7 +46,7 @@ static void table2_if_then_else(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {1, 2, 6, 4, 6, 6, 7};
   replay r;
-  replay_init(&r, 7, ipdom, 0xf);
+  replay_init(&r, "pc", 7, ipdom, 0xf);
   expect_lanes(&r, "0 0 0 0", "PC 0, mask 1111, guard 7");
   expect_next(&r, 0, 0xf, 7);
   jump(&r, 0, 1);
@@ -144,7 +91,7 @@ static void loop_trip_count(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {1, 3, 1, 4};
   replay r;
-  replay_init(&r, 4, ipdom, 0xf);
+  replay_init(&r, "pc", 4, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 4); /* 0 and 1 run inline: the first event is 1's divergence */
   split2(&r, 1, 2, 0xe, 3, 0x1);
   expect_lanes(&r, "2 2 2 3", "PC 2, mask 1110, guard 3");
@@ -174,7 +121,7 @@ static void short_circuit_meets_before_ipdom(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {3, 3, 3, 4};
   replay r;
-  replay_init(&r, 4, ipdom, 0xf);
+  replay_init(&r, "pc", 4, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 4);
   split2(&r, 0, 1, 0xe, 2, 0x1); /* a holds for lane 0 */
   expect_lanes(&r, "1 1 1 2", "PC 1, mask 1110, guard 2");
@@ -196,11 +143,11 @@ static void partial_warp_barrier(void **state) {
   static const uint32_t ipdom[] = {4, 4, 4, 4};
   uint32_t pc = 0;
   replay r;
-  replay_init(&r, 4, ipdom, 0x7); /* a tail warp: lane 3 is not a work-item */
+  replay_init(&r, "pc", 4, ipdom, 0x7); /* a tail warp: lane 3 is not a work-item */
   expect_next(&r, 0, 0x7, 4);
   split2(&r, 0, 1, 0x1, 2, 0x6); /* lane 0 goes to the barrier ending 1 first */
   expect_next(&r, 1, 0x1, 2);
-  barrier(&r, 1, 3);
+  assert_int_equal(barrier(&r, 1, 3), 0);
   assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0x1);
   assert_int_equal(pc, 1);
   expect_state(&r, "pc: PC per lane, thread 0 rightmost; waiting at the barrier ending block 1: "
@@ -210,7 +157,7 @@ static void partial_warp_barrier(void **state) {
   expect_next(&r, 2, 0x6, 4);
   jump(&r, 2, 1); /* a back edge: the others come round to the same barrier */
   expect_next(&r, 1, 0x6, 4);
-  barrier(&r, 1, 3);
+  assert_int_equal(barrier(&r, 1, 3), 0);
   expect_none(&r);
   assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0x7);
   expect_state(&r, "pc: PC per lane, thread 0 rightmost; waiting at the barrier ending block 1: "
@@ -236,13 +183,13 @@ static void two_barriers_in_one_warp(void **state) {
   static const uint32_t ipdom[] = {3, 3, 3};
   uint32_t pc = 0;
   replay r;
-  replay_init(&r, 3, ipdom, 0xf);
+  replay_init(&r, "pc", 3, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 3);
   split2(&r, 0, 1, 0xa, 2, 0x5);
   expect_next(&r, 1, 0xa, 2);
-  barrier(&r, 1, 3);
+  assert_int_equal(barrier(&r, 1, 3), 0);
   expect_next(&r, 2, 0x5, 3);
-  barrier(&r, 2, 3);
+  assert_int_equal(barrier(&r, 2, 3), 0);
   expect_none(&r);
   assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0xa);
   assert_int_equal(pc, 1);

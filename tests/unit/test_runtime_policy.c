@@ -13,76 +13,21 @@
 #include <cmocka.h>
 
 #include "runtime.h"
+#include "policy_replay.h"
 
-typedef struct replay {
-  weft_compiled_kernel k;
-  const weft_policy_ops *ops;
-  void *st;
-  weft_warp_ctx ctx;
-  policy_counters c;
-} replay;
 
-static void replay_init(replay *r, unsigned nblocks, const uint32_t *ipdom, uint64_t live) {
-  memset(r, 0, sizeof *r);
-  r->k = (weft_compiled_kernel){.name = "k", .warp = 4, .lanes = 4, .nblocks = nblocks,
-                                .ipdom = ipdom};
-  r->ops = policy_find("stack");
-  assert_non_null(r->ops);
-  r->st = aligned_alloc(64, rt_align64(r->ops->state_size(&r->k)));
-  r->ops->init(r->st, &r->k, live);
-}
 
-static void replay_done(replay *r) { free(r->st); }
 
-static void expect_state(replay *r, const char *want) {
-  char *got = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&got, &len);
-  r->ops->print(f, r->st);
-  fclose(f);
-  if (strcmp(got, want)) fail_msg("stack state:\n%s\nexpected:\n%s", got, want);
-  free(got);
-}
 
-/* next() must give this split. */
-static void expect_next(replay *r, uint32_t pc, uint64_t mask, uint32_t guard) {
-  assert_int_equal(r->ops->next(r->st, &r->ctx.pc, &r->ctx.mask, &r->ctx.guard), 1);
-  assert_int_equal(r->ctx.pc, pc);
-  assert_int_equal(r->ctx.mask, mask);
-  assert_int_equal(r->ctx.guard, guard);
-}
 
-static void expect_none(replay *r) {
-  uint32_t pc, guard;
-  uint64_t mask;
-  assert_int_equal(r->ops->next(r->st, &pc, &mask, &guard), 0);
-}
 
-/* The running split ends block `from` with its lanes going to targets (pc, mask) in PC order. */
-static weft_status branch(replay *r, uint32_t from, unsigned n, const uint32_t *pcs,
-                          const uint64_t *masks) {
-  r->ctx.event = WEFT_EVENT_BRANCH, r->ctx.from_pc = from, r->ctx.ntargets = n;
-  for (unsigned t = 0; t < n; t++) r->ctx.target_pc[t] = pcs[t], r->ctx.target_mask[t] = masks[t];
-  return r->ops->branch(r->st, &r->ctx, &r->c);
-}
-static void jump(replay *r, uint32_t from, uint32_t to) {
-  assert_int_equal(branch(r, from, 1, (uint32_t[]){to}, (uint64_t[]){r->ctx.mask}), 0);
-}
-static void split2(replay *r, uint32_t from, uint32_t t0, uint64_t m0, uint32_t t1, uint64_t m1) {
-  assert_int_equal(branch(r, from, 2, (uint32_t[]){t0, t1}, (uint64_t[]){m0, m1}), 0);
-}
-static weft_status barrier(replay *r, uint32_t from, uint32_t resume) {
-  r->ctx.event = WEFT_EVENT_BARRIER, r->ctx.from_pc = from, r->ctx.ntargets = 1;
-  r->ctx.target_pc[0] = resume, r->ctx.target_mask[0] = r->ctx.mask;
-  return r->ops->barrier_arrive(r->st, &r->ctx, &r->c);
-}
 
 /* Figures 2 and 3: A: if (id % 2 == 0) B else C; D. A=0 B=1 C=2 D=3, the end is 4. */
 static void figure3_if_else(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {3, 3, 3, 4};
   replay r;
-  replay_init(&r, 4, ipdom, 0xf);
+  replay_init(&r, "stack", 4, ipdom, 0xf);
   expect_state(&r, "stack: 1 entry, top first\n"
                    "    PC  RPC  mask\n"
                    "     0    4  1111\n"); /* (1) */
@@ -123,7 +68,7 @@ static void figure6_nested_if(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {6, 6, 5, 5, 5, 6, 7};
   replay r;
-  replay_init(&r, 7, ipdom, 0xf);
+  replay_init(&r, "stack", 7, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 7);
   split2(&r, 0, 1, 0x5, 2, 0xa);
   expect_state(&r, "stack: 3 entries, top first\n"
@@ -167,7 +112,7 @@ static void if_without_else(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {2, 2, 3};
   replay r;
-  replay_init(&r, 3, ipdom, 0xf);
+  replay_init(&r, "stack", 3, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 3);
   split2(&r, 0, 1, 0x3, 2, 0xc);
   expect_state(&r, "stack: 2 entries, top first\n"
@@ -187,7 +132,7 @@ static void loop_trip_count(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {1, 3, 1, 4};
   replay r;
-  replay_init(&r, 4, ipdom, 0xf);
+  replay_init(&r, "stack", 4, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 4);
   split2(&r, 1, 2, 0xe, 3, 0x1); /* lane 0 leaves at once */
   expect_state(&r, "stack: 2 entries, top first\n"
@@ -217,7 +162,7 @@ static void early_return(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {3, 3, 3};
   replay r;
-  replay_init(&r, 3, ipdom, 0xf);
+  replay_init(&r, "stack", 3, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 3);
   split2(&r, 0, 1, 0xa, 2, 0x5);
   expect_state(&r, "stack: 2 entries, top first\n"
@@ -241,7 +186,7 @@ static void branch_to_end(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {2, 2};
   replay r;
-  replay_init(&r, 2, ipdom, 0xf);
+  replay_init(&r, "stack", 2, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 2);
   split2(&r, 0, 1, 0x3, 2, 0xc);
   expect_state(&r, "stack: 1 entry, top first; finished 1100\n"
@@ -261,7 +206,7 @@ static void barriers(void **state) {
   static const uint32_t ipdom[] = {1, 3, 3, 4};
   uint32_t pc = 0;
   replay r;
-  replay_init(&r, 4, ipdom, 0x7); /* a tail warp: lane 3 is not a work-item */
+  replay_init(&r, "stack", 4, ipdom, 0x7); /* a tail warp: lane 3 is not a work-item */
   expect_next(&r, 0, 0x7, 4);
   assert_int_equal(barrier(&r, 0, 1), 0);
   expect_none(&r);
@@ -285,7 +230,7 @@ static void switch_three_ways(void **state) {
   (void)state;
   static const uint32_t ipdom[] = {4, 4, 4, 4, 5};
   replay r;
-  replay_init(&r, 5, ipdom, 0xf);
+  replay_init(&r, "stack", 5, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 5);
   assert_int_equal(branch(&r, 0, 3, (uint32_t[]){1, 2, 4}, (uint64_t[]){0x1, 0x6, 0x8}), 0);
   expect_state(&r, "stack: 3 entries, top first\n"
