@@ -263,4 +263,28 @@ static inline void fake_config(unsigned w, unsigned g, const uint32_t *ninstr) {
   fake_w = w, fake_g = g, fake_ninstr = ninstr;
 }
 
+
+/* ---- launching the fakes: arguments, the error text, checking it ---- */
+
+static char err[RT_ERR_LEN] __attribute__((unused)); /* the last launch's message */
+
+static inline weft_arg buf_arg(void *p, size_t bytes) {
+  return (weft_arg){WEFT_ARG_GLOBAL, WEFT_I32, bytes, p};
+}
+static inline weft_arg i32_arg(const int32_t *v) { return (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, v}; }
+static inline weft_arg local_arg(size_t bytes) {
+  return (weft_arg){WEFT_ARG_LOCAL, WEFT_I32, bytes, NULL};
+}
+static inline weft_ndrange range1(size_t global, size_t local) {
+  return (weft_ndrange){1, {global, 1, 1}, {local, 1, 1}};
+}
+
+/* The status must be `want` and the message in err one line that contains message_part. */
+static inline void expect_error(weft_status got, weft_status want, const char *message_part) {
+  if (got != want)
+    fail_msg("status %s, expected %s (%s)", weft_status_name(got), weft_status_name(want), err);
+  if (!strstr(err, message_part)) fail_msg("message '%s' lacks '%s'", err, message_part);
+  assert_null(strchr(err, '\n'));
+}
+
 #endif

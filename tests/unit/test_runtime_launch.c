@@ -14,7 +14,6 @@
 
 #include "test_runtime_fakes.h"
 
-static char err[RT_ERR_LEN];
 
 static weft_runtime *make_rt(unsigned threads) {
   weft_options o = {threads, "stack", fake_w, fake_g};
@@ -23,28 +22,12 @@ static weft_runtime *make_rt(unsigned threads) {
   return rt;
 }
 
-static weft_arg buf_arg(void *p, size_t bytes) {
-  return (weft_arg){WEFT_ARG_GLOBAL, WEFT_I32, bytes, p};
-}
-static weft_arg i32_arg(const int32_t *v) { return (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, v}; }
-static weft_arg local_arg(size_t bytes) {
-  return (weft_arg){WEFT_ARG_LOCAL, WEFT_I32, bytes, NULL};
-}
-static weft_ndrange range1(size_t global, size_t local) {
-  return (weft_ndrange){1, {global, 1, 1}, {local, 1, 1}};
-}
 
 static weft_status launch(weft_runtime *rt, const weft_compiled_kernel *k, const weft_ndrange *r,
                           unsigned nargs, const weft_arg *args, weft_stats *stats) {
   return runtime_launch(rt, k, NULL, r, nargs, args, stats, err, sizeof err);
 }
 
-static void expect_error(weft_status got, weft_status want, const char *message_part) {
-  if (got != want)
-    fail_msg("status %s, expected %s (%s)", weft_status_name(got), weft_status_name(want), err);
-  if (!strstr(err, message_part)) fail_msg("message '%s' lacks '%s'", err, message_part);
-  assert_null(strchr(err, '\n'));
-}
 
 static weft_compiled_kernel ifelse_kernel(void) {
   weft_compiled_kernel k = fake_kernel("ifelse", ifelse_run, FAKE_SETARGS(ifelse_setargs), 4,

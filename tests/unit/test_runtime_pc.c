@@ -203,7 +203,6 @@ static void two_barriers_in_one_warp(void **state) {
 
 /* ---- launches with fake kernels ---- */
 
-static char err[RT_ERR_LEN];
 
 static weft_runtime *make_rt(const char *policy) {
   weft_options o = {1, policy, fake_w, fake_g};
@@ -212,16 +211,6 @@ static weft_runtime *make_rt(const char *policy) {
   return rt;
 }
 
-static weft_arg buf_arg(void *p, size_t bytes) {
-  return (weft_arg){WEFT_ARG_GLOBAL, WEFT_I32, bytes, p};
-}
-static weft_arg i32_arg(const int32_t *v) { return (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, v}; }
-static weft_arg local_arg(size_t bytes) {
-  return (weft_arg){WEFT_ARG_LOCAL, WEFT_I32, bytes, NULL};
-}
-static weft_ndrange range1(size_t global, size_t local) {
-  return (weft_ndrange){1, {global, 1, 1}, {local, 1, 1}};
-}
 
 static weft_status launch(const char *policy, const weft_compiled_kernel *k,
                           const weft_ndrange *r, unsigned nargs, const weft_arg *args,
@@ -233,11 +222,6 @@ static weft_status launch(const char *policy, const weft_compiled_kernel *k,
   return s;
 }
 
-static void expect_error(weft_status got, weft_status want, const char *message_part) {
-  if (got != want)
-    fail_msg("status %s, expected %s (%s)", weft_status_name(got), weft_status_name(want), err);
-  if (!strstr(err, message_part)) fail_msg("message '%s' lacks '%s'", err, message_part);
-}
 
 /* if/else and a per-lane loop: the same results and counts under both policies (structured
  * code: min-PC order is the IPDOM order). */
