@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
@@ -17,6 +18,7 @@ struct weft_context {
   int avx512;
   unsigned programs_built; /* names each program's symbols apart in the one JIT */
   weft_program *cache;     /* built programs, for builds of the same source again */
+  frontend_clang *clang;   /* started ahead of the next build; NULL when none runs */
   char *error;
 };
 
@@ -94,6 +96,7 @@ weft_status weft_context_create(const weft_options *options, weft_context **out)
   o.policy = ctx->policy;
   ctx->opts = o;
   char *err = NULL;
+  ctx->clang = frontend_prestart(); /* starts up while the JIT does */
   if ((st = runtime_create(&o, &ctx->rt)) || (st = jit_create(&ctx->jit, &err))) {
     free(err);
     weft_context_release(ctx);
@@ -105,6 +108,7 @@ weft_status weft_context_create(const weft_options *options, weft_context **out)
 
 void weft_context_release(weft_context *ctx) {
   if (!ctx) return;
+  frontend_discard(ctx->clang);
   jit_release(ctx->jit);
   runtime_release(ctx->rt);
   free(ctx->error);
@@ -185,10 +189,14 @@ static weft_status link_kernels(weft_context *ctx, weft_program *p, char **err) 
   return WEFT_SUCCESS;
 }
 
+static int debug_wants(const char *what) {
+  const char *want = getenv("WEFT_DEBUG");
+  return want && strstr(want, what);
+}
+
 /* WEFT_DEBUG=lowered,optimized prints the generated module before and after O3 to stderr. */
 static void debug_dump(const char *stage, LLVMModuleRef m) {
-  const char *want = getenv("WEFT_DEBUG");
-  if (!want || !strstr(want, stage)) return;
+  if (!debug_wants(stage)) return;
   char *text = LLVMPrintModuleToString(m);
   fprintf(stderr, "; ---- weft: module %s ----\n%s", stage, text);
   LLVMDisposeMessage(text);
@@ -220,9 +228,16 @@ static weft_program *cache_find(weft_context *ctx, const char *key) {
   return NULL;
 }
 
-static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
-  if (!ctx || !path || !out) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name") : WEFT_ERROR_INVALID_VALUE;
-  *out = NULL;
+/* WEFT_DEBUG=time prints how long each phase of a build took, to stderr. */
+static double debug_time(const char *phase, double since) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  double now = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+  if (phase && debug_wants("time")) fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
+  return now;
+}
+
+static weft_status compile(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
   char *key = cache_key(path, source, opts);
   weft_program *cached = cache_find(ctx, key);
   if (cached) {
@@ -237,22 +252,28 @@ static weft_status build(weft_context *ctx, const char *path, const char *source
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
   frontend_result fr;
   char *err = NULL;
-  weft_status st = frontend_compile(LLVMOrcThreadSafeContextGetContext(tsc), path, source, opts, &fr);
+  double t = debug_time(NULL, 0);
+  weft_status st = frontend_compile(LLVMOrcThreadSafeContextGetContext(tsc), path, source, opts,
+                                    &ctx->clang, &fr);
   if (st) {
     err = fr.log ? fr.log : strdup("weft: the front end failed");
     goto fail;
   }
   p->log = fr.log ? fr.log : strdup("");
+  t = debug_time("front end", t);
   st = lower_all(ctx, p, fr.module, &err);
+  t = debug_time("lowering", t);
   debug_dump("lowered", fr.module);
   if (st || (st = jit_optimize(ctx->jit, fr.module, &err))) {
     LLVMDisposeModule(fr.module);
     goto fail;
   }
+  t = debug_time("optimisation", t);
   debug_dump("optimized", fr.module);
   st = jit_add(ctx->jit, tsc, fr.module, &p->code, &err);
   if (!st) st = link_kernels(ctx, p, &err);
   if (st) goto fail;
+  debug_time("code gen", t);
   LLVMOrcDisposeThreadSafeContext(tsc);
   if (key) p->key = key, p->next = ctx->cache, ctx->cache = p;
   *out = p;
@@ -262,6 +283,16 @@ fail:
   LLVMOrcDisposeThreadSafeContext(tsc);
   weft_program_release(p);
   return set_error_msg(ctx, st, err ? err : strdup("weft: build failed"));
+}
+
+/* After a build that used the context's prestarted clang, the next one starts, so that the
+ * next build does not wait for clang's start-up either. */
+static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
+  if (!ctx || !path || !out) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name") : WEFT_ERROR_INVALID_VALUE;
+  *out = NULL;
+  weft_status st = compile(ctx, path, source, opts, out);
+  if (!ctx->clang && !ctx->opts.build_once) ctx->clang = frontend_prestart();
+  return st;
 }
 
 weft_status weft_program_build_file(weft_context *ctx, const char *path, const char *build_options, weft_program **out) {

@@ -36,11 +36,19 @@ typedef struct frontend_result {
   LLVMModuleRef module; /* NULL on failure */
   char *log;            /* clang's diagnostics or weft's message; malloc'd, may be NULL */
 } frontend_result;
+/* A clang-19 started ahead of a build, waiting for its source on stdin. Most of what clang
+ * takes for a small kernel is its own start-up (loading and relocating libLLVM and libclang-cpp:
+ * about 85 ms on a 2-core VM), which a context pays while its host does something else.
+ * NULL when it cannot start; builds then start their own. */
+typedef struct frontend_clang frontend_clang;
+frontend_clang *frontend_prestart(void);
+void frontend_discard(frontend_clang *c); /* stops it; NULL is fine */
 /* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 and
  * canonicalizes it: helpers inlined into kernels, values promoted to SSA, CFG simplified without
- * if-conversion, clang's baseline target attributes removed. */
+ * if-conversion, clang's baseline target attributes removed. Uses the prestarted clang *ready
+ * (and sets *ready to NULL) unless the build has options or includes files (ready may be NULL). */
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *options, frontend_result *out);
+                             const char *options, frontend_clang **ready, frontend_result *out);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 

@@ -11,12 +11,15 @@
 #include "compiler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,55 +74,170 @@ static int add_user_options(char **argv, int argc, int max, char *options) {
   return argc;
 }
 
-/* Runs clang with stdin from `in_fd` (or the file `path`), bitcode to a pipe, diagnostics to a
- * memfd. Returns the bitcode (malloc'd) or NULL with *log set. */
-static char *run_clang(const char *path, int in_fd, const char *options, size_t *len, char **log) {
+/* A running clang-19: its stdin (when it reads the source from there), stdout (bitcode) and the
+ * memfd that collects its diagnostics. */
+struct frontend_clang {
+  pid_t pid;
+  int in, out, err; /* -1 when closed */
+};
+
+static void clang_close(frontend_clang *c) {
+  if (c->in >= 0) close(c->in);
+  if (c->out >= 0) close(c->out);
+  if (c->err >= 0) close(c->err);
+  c->in = c->out = c->err = -1;
+}
+
+/* Starts clang on `input` with stdin from `in_fd` (-1: none), bitcode to a pipe and diagnostics
+ * to a memfd. Returns 0, or -1 with *log set. */
+static int clang_spawn(const char *input, int in_fd, const char *options, frontend_clang *c,
+                       char **log) {
   char *opts = strdup(options ? options : "");
   char *argv[64] = {(char *)clang_path(), "-x", "cl", "-cl-std=CL1.2",
                     "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
                     "-O0", "-Xclang", "-disable-O0-optnone", "-gline-tables-only",
                     "-fno-color-diagnostics", "-cl-kernel-arg-info", "-emit-llvm", "-c", "-o", "-"};
-  int argc = add_user_options(argv, 18, 60, opts);
-  argv[argc++] = in_fd >= 0 ? "-" : (char *)path;
+  int argc = add_user_options(argv, 18, 60, opts), out[2];
+  argv[argc++] = (char *)input;
   argv[argc] = NULL;
-
-  int out[2], err_fd = memfd_create("clang-diagnostics", 0);
-  char *bitcode = NULL;
-  if (err_fd < 0 || pipe(out) != 0) {
+  *c = (frontend_clang){0, -1, -1, memfd_create("clang-diagnostics", 0)};
+  if (c->err < 0 || pipe(out) != 0) {
+    free(opts);
+    clang_close(c);
     *log = strdup("weft: cannot create pipes for clang-19");
-    goto done;
+    return -1;
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  posix_spawn_file_actions_adddup2(&fa, c->err, 2);
   posix_spawn_file_actions_addclose(&fa, out[0]);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  int rc = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
-  if (rc != 0) {
-    if (asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
-                 strerror(rc)) < 0) *log = NULL;
-    close(out[0]);
-    goto done;
-  }
-  bitcode = read_fd(out[0], len);
-  close(out[0]);
+  c->out = out[0];
+  if (rc != 0 && asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)",
+                          argv[0], strerror(rc)) < 0)
+    *log = NULL;
+  free(opts);
+  if (rc != 0) clang_close(c);
+  return rc != 0 ? -1 : 0;
+}
+
+/* Reads the bitcode (malloc'd; NULL when clang failed) and the diagnostics into *log, and reaps
+ * clang. */
+static char *clang_finish(frontend_clang *c, size_t *len, char **log) {
+  char *bitcode = read_fd(c->out, len);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {}
   size_t loglen;
-  lseek(err_fd, 0, SEEK_SET);
-  *log = read_fd(err_fd, &loglen);
+  lseek(c->err, 0, SEEK_SET);
+  *log = read_fd(c->err, &loglen);
+  clang_close(c);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !bitcode || *len == 0) {
     free(bitcode);
     bitcode = NULL;
   }
-done:
-  if (err_fd >= 0) close(err_fd);
-  free(opts);
   return bitcode;
+}
+
+/* The source as clang reads it from stdin: a #line directive makes its diagnostics name the
+ * caller's file. Returns the length, or -1. */
+static int named_source(char **text, const char *path, const char *source) {
+  return asprintf(text, "#line 1 \"%s\"\n%s", path, source);
+}
+
+frontend_clang *frontend_prestart(void) {
+  frontend_clang *c = malloc(sizeof *c);
+  int sv[2];
+  char *log = NULL;
+  if (!c || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return free(c), NULL;
+  int bad = clang_spawn("-", sv[1], NULL, c, &log);
+  close(sv[1]);
+  free(log);
+  if (bad) return close(sv[0]), free(c), NULL;
+  c->in = sv[0];
+  return c;
+}
+
+void frontend_discard(frontend_clang *c) {
+  if (!c) return;
+  kill(c->pid, SIGKILL);
+  while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {}
+  clang_close(c);
+  free(c);
+}
+
+/* Hands the source to a prestarted clang. A socket, not a pipe, so that a clang that died makes
+ * send() fail (MSG_NOSIGNAL) instead of killing the host with SIGPIPE. */
+static char *run_prestarted(frontend_clang *c, const char *path, const char *source,
+                            size_t *len, char **log) {
+  char *text = NULL;
+  int n = named_source(&text, path, source);
+  for (ssize_t sent = 0, done = 0; n > 0 && done < n; done += sent)
+    if ((sent = send(c->in, text + done, (size_t)(n - done), MSG_NOSIGNAL)) <= 0) break;
+  free(text);
+  close(c->in);
+  c->in = -1;
+  return clang_finish(c, len, log);
+}
+
+/* A prestarted clang runs without build options and reads stdin, where `#include "..."` would
+ * not find the files next to the kernel: such builds start their own clang. */
+static int can_prestarted(const char *options, const char *text) {
+  return (!options || !options[strspn(options, " \t")]) && !strstr(text, "#include");
+}
+
+static char *read_file_text(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  size_t len;
+  char *text = read_fd(fd, &len);
+  close(fd);
+  return text && strlen(text) == len ? text : (free(text), NULL); /* no NULs: sent as a string */
+}
+
+/* A clang of its own, on the file or on the source in a memfd. */
+static char *run_own_clang(const char *path, const char *source, const char *options,
+                           size_t *len, char **log) {
+  int in_fd = -1;
+  char *text = NULL;
+  int n = source ? named_source(&text, path, source) : 0;
+  if (n < 0 || (source && (in_fd = memfd_create("kernel-source", 0)) < 0) ||
+      (in_fd >= 0 && write(in_fd, text, (size_t)n) != n)) {
+    if (in_fd >= 0) close(in_fd);
+    free(text);
+    *log = strdup("weft: out of memory for the kernel source");
+    return NULL;
+  }
+  free(text);
+  if (in_fd >= 0) lseek(in_fd, 0, SEEK_SET);
+  frontend_clang c;
+  int bad = clang_spawn(in_fd >= 0 ? "-" : path, in_fd, options, &c, log);
+  if (in_fd >= 0) close(in_fd);
+  return bad ? NULL : clang_finish(&c, len, log);
+}
+
+/* Compiles with the prestarted clang *ready when it can (consuming it), else with a clang of its
+ * own. Returns the bitcode (malloc'd) or NULL with *log set. */
+static char *run_clang(const char *path, const char *source, const char *options,
+                       frontend_clang **ready, size_t *len, char **log) {
+  int prestarted = ready && *ready;
+  char *text = prestarted && !source ? read_file_text(path) : NULL;
+  const char *src = source ? source : text;
+  if (prestarted && src && can_prestarted(options, src)) {
+    frontend_clang *c = *ready;
+    *ready = NULL;
+    char *bitcode = run_prestarted(c, path, src, len, log);
+    free(text), free(c);
+    if (bitcode || (*log && **log)) return bitcode;
+    free(*log); /* it died without a word (killed, say): this build starts its own */
+    *log = NULL;
+    return run_own_clang(path, source, options, len, log);
+  }
+  free(text);
+  return run_own_clang(path, source, options, len, log);
 }
 
 static void set_fn_attr(LLVMContextRef c, LLVMValueRef fn, const char *name, int on) {
@@ -166,31 +284,16 @@ static weft_status canonicalize(LLVMModuleRef m, char **log) {
   return WEFT_SUCCESS;
 }
 
-static weft_status open_input(const char *path, const char *source, int *in_fd, char **log) {
-  *in_fd = -1;
-  if (!source) {
-    if (access(path, R_OK) == 0) return WEFT_SUCCESS;
-    if (asprintf(log, "weft: cannot read '%s': %s", path, strerror(errno)) < 0) *log = NULL;
+weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
+                             const char *options, frontend_clang **ready, frontend_result *out) {
+  memset(out, 0, sizeof *out);
+  if (!source && access(path, R_OK) != 0) {
+    if (asprintf(&out->log, "weft: cannot read '%s': %s", path, strerror(errno)) < 0)
+      out->log = NULL;
     return WEFT_ERROR_IO;
   }
-  /* A #line directive makes clang's diagnostics name the caller's file name. */
-  int fd = memfd_create("kernel-source", 0);
-  if (fd < 0) return WEFT_ERROR_OUT_OF_MEMORY;
-  dprintf(fd, "#line 1 \"%s\"\n%s", path, source);
-  lseek(fd, 0, SEEK_SET);
-  *in_fd = fd;
-  return WEFT_SUCCESS;
-}
-
-weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *options, frontend_result *out) {
-  memset(out, 0, sizeof *out);
-  int in_fd;
-  weft_status st = open_input(path, source, &in_fd, &out->log);
-  if (st) return st;
   size_t len = 0;
-  char *bitcode = run_clang(path, in_fd, options, &len, &out->log);
-  if (in_fd >= 0) close(in_fd);
+  char *bitcode = run_clang(path, source, options, ready, &len, &out->log);
   if (!bitcode)
     return out->log && strncmp(out->log, "weft: cannot run", 16) == 0 ? WEFT_ERROR_TOOLCHAIN
                                                                      : WEFT_ERROR_BUILD;
@@ -203,7 +306,7 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
     out->log = strdup("weft: clang-19 produced unreadable bitcode");
     return WEFT_ERROR_TOOLCHAIN;
   }
-  st = canonicalize(out->module, &out->log);
+  weft_status st = canonicalize(out->module, &out->log);
   if (st) {
     LLVMDisposeModule(out->module);
     out->module = NULL;

@@ -43,6 +43,10 @@ typedef struct weft_options {
   const char *policy; /* reconvergence policy: "stack" (NULL: "stack"), "mp", "mp-orec", "pc" */
   unsigned warp;      /* W, work-items per warp: 4, 8, 16, 32 or 64; 0: 32 */
   unsigned lanes;     /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */
+  /* A context keeps one clang-19 started ahead of its next build (from its creation, and again
+   * after each build), so that a build does not wait for clang's start-up (most of a small
+   * kernel's build time). 1: the host builds one program, so nothing is started after it. */
+  int build_once;
 } weft_options;
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);

@@ -209,6 +209,7 @@ static int parse_options(const run_opts *o, run_plan *p) {
       parse_unsigned(o, O_THREADS, &w->threads) || parse_unsigned(o, O_REPEAT, &p->repeat))
     return 2;
   w->policy = o->value[O_POLICY];
+  w->build_once = 1; /* no clang kept running while the kernel runs and is timed */
   if (w->warp && (w->warp < 4 || w->warp > 64 || (w->warp & (w->warp - 1))))
     return fail(2, "run: --warp %u: W must be 4, 8, 16, 32 or 64", w->warp);
   if (w->lanes && w->lanes != 4 && w->lanes != 8 && w->lanes != 16)

@@ -143,7 +143,7 @@ static weft_program *program_of(config *cf, const kcase *c, weft_status *st) {
 /* False when the context cannot be made (a configuration this CPU lacks is only skipped). */
 static bool add_config(suite *s, unsigned w, unsigned g, unsigned t) {
   config *c = &s->configs[s->nconfigs];
-  weft_options o = {t, s->policies[0], w, g};
+  weft_options o = {.threads = t, .policy = s->policies[0], .warp = w, .lanes = g};
   weft_status st = weft_context_create(&o, &c->ctx);
   if (st == WEFT_ERROR_UNSUPPORTED) {
     print_message("W %u G %u threads %u: not supported on this machine, skipped\n", w, g, t);

@@ -5,7 +5,10 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "weft.h"
 
@@ -118,6 +121,76 @@ static weft_status run_one(weft_context *ctx, const char *name, const char *src,
   return st;
 }
 
+static void write_text(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Builds `file` in dir with `options` and runs its kernel k(out) on 8 work-items. */
+static weft_status build_and_run(weft_context *ctx, const char *dir, const char *file,
+                                 const char *options, int *out) {
+  char path[512];
+  weft_program *p;
+  weft_kernel *k;
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  weft_status st = weft_program_build_file(ctx, path, options, &p);
+  if (st) return st;
+  assert_int_equal(weft_kernel_create(p, "k", &k), WEFT_SUCCESS);
+  weft_arg args[1] = {{WEFT_ARG_GLOBAL, WEFT_I32, 8 * sizeof *out, out}};
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  st = weft_kernel_launch(k, &r, 1, args, NULL);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  return st;
+}
+
+/* A context's first build uses the clang started with the context (source on stdin), builds
+ * with options or #include start their own: every way gives the file's name and lines in
+ * errors, finds headers next to the kernel, and honours -D. */
+static void prestarted_and_own_clang_agree(void **state) {
+  (void)state;
+  char dir[] = "/tmp/weft-api-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_text(dir, "bad.cl", "// a comment\n__kernel void k(__global int *out) {\n  out[0] = x;\n}\n");
+  write_text(dir, "scale.h", "#define SCALE 3\n");
+  write_text(dir, "inc.cl", "#include \"scale.h\"\n"
+                            "__kernel void k(__global int *out) { out[get_global_id(0)] = SCALE; }\n");
+  write_text(dir, "def.cl", "__kernel void k(__global int *out) { out[get_global_id(0)] = D; }\n");
+  write_text(dir, "one.cl", "__kernel void k(__global int *out) { out[get_global_id(0)] = 1; }\n");
+  for (int own = 0; own < 2; own++) { /* bad.cl on the prestarted clang, then on its own */
+    weft_context *ctx;
+    weft_options o = {.threads = 1, .warp = 8, .lanes = 4, .build_once = own};
+    assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+    int out[8] = {0};
+    if (own) { /* uses up the context's one prestarted clang */
+      assert_int_equal(build_and_run(ctx, dir, "one.cl", NULL, out), WEFT_SUCCESS);
+      for (int i = 0; i < 8; i++) assert_int_equal(out[i], 1);
+    }
+    assert_int_equal(build_and_run(ctx, dir, "bad.cl", NULL, out), WEFT_ERROR_BUILD);
+    char want[600];
+    snprintf(want, sizeof want, "%s/bad.cl:3:12: error", dir);
+    assert_non_null(strstr(weft_last_error(ctx), want));
+    assert_int_equal(build_and_run(ctx, dir, "inc.cl", NULL, out), WEFT_SUCCESS);
+    for (int i = 0; i < 8; i++) assert_int_equal(out[i], 3);
+    assert_int_equal(build_and_run(ctx, dir, "def.cl", "-DD=7", out), WEFT_SUCCESS);
+    for (int i = 0; i < 8; i++) assert_int_equal(out[i], 7);
+    int ones[8] = {0};
+    assert_int_equal(run_one(ctx, "one.cl", "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }",
+                             1, (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, sizeof ones, ones}}, 8, 8),
+                     WEFT_SUCCESS);
+    for (int i = 0; i < 8; i++) assert_int_equal(ones[i], 1);
+    weft_context_release(ctx);
+  }
+  const char *names[] = {"bad.cl", "scale.h", "inc.cl", "def.cl", "one.cl"};
+  char path[600];
+  for (int i = 0; i < 5; i++) snprintf(path, sizeof path, "%s/%s", dir, names[i]), unlink(path);
+  rmdir(dir);
+}
+
 /* Under `stack` a barrier that only part of a warp reaches is reported with its line. */
 static void divergent_barrier_is_reported(void **state) {
   weft_context *ctx = *state;
@@ -191,6 +264,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_source_is_built_once),
       cmocka_unit_test(build_error_names_file_and_line),
+      cmocka_unit_test(prestarted_and_own_clang_agree),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),

@@ -430,7 +430,7 @@ static const uint32_t bothbar_ipdom[] = {5, 3, 4, 5, 5, 6};
 static weft_status launch_with(const char *policy, const weft_compiled_kernel *k, size_t global,
                                size_t local, unsigned nargs, const weft_arg *args,
                                weft_stats *stats, char *err) {
-  weft_options o = {2, policy, fake_w, fake_g};
+  weft_options o = {.threads = 2, .policy = policy, .warp = fake_w, .lanes = fake_g};
   weft_runtime *rt = NULL;
   assert_int_equal(runtime_create(&o, &rt), WEFT_SUCCESS);
   weft_ndrange r = {1, {global, 1, 1}, {local, 1, 1}};
