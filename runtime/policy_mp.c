@@ -66,6 +66,7 @@ typedef struct mp_state {
   uint32_t cur;         /* the slot next() returned last: the events belong to it */
   uint32_t broken;      /* a table overflowed where no error could be returned */
   uint64_t live, finished;
+  uint64_t resolved;    /* RT entries that became splits again (for traces) */
   mp_split *st;
   mp_rec *rt;
 } mp_state;
@@ -100,6 +101,7 @@ static weft_status resolve(mp_state *s, uint32_t rix, policy_counters *c) {
   mp_split sp = {r->rmask, r->pc, r->rpc, r->rix, MP_NONE};
   r->rmask = r->pending = 0;
   c->reconvergences++;
+  s->resolved++;
   return place(s, sp, c);
 }
 
@@ -280,6 +282,45 @@ static void mp_print(FILE *f, const void *st) {
   }
 }
 
+/* {"split_table": [{"slot", "pc", "rpc", "r", "mask", "barrier"}], "reconvergence_table":
+ *  [{"slot", "pc", "rpc", "r", "reconv", "pending"}], "finished"}: valid entries in slot order,
+ * null for no R-index or no barrier. */
+static void mp_print_json(FILE *f, const void *st) {
+  const mp_state *s = st;
+  unsigned w = s->k->warp;
+  const char *sep = "";
+  fputs("{\"split_table\": [", f);
+  for (uint32_t i = 0; i < s->scap; i++) {
+    const mp_split *sp = &s->st[i];
+    if (!sp->mask) continue;
+    fprintf(f, "%s{\"slot\": %u, \"pc\": %u, \"rpc\": %u, ", sep, i, sp->pc, sp->rpc);
+    rt_json_index(f, "r", sp->rix, MP_NONE);
+    fputs(", ", f);
+    rt_json_mask(f, "mask", sp->mask, w);
+    fputs(", ", f);
+    rt_json_index(f, "barrier", sp->barrier, MP_NONE);
+    fputc('}', f), sep = ", ";
+  }
+  fputs("], \"reconvergence_table\": [", f);
+  sep = "";
+  for (uint32_t i = 0; i < s->rcap; i++) {
+    const mp_rec *r = &s->rt[i];
+    if (!r->rmask) continue;
+    fprintf(f, "%s{\"slot\": %u, \"pc\": %u, \"rpc\": %u, ", sep, i, r->pc, r->rpc);
+    rt_json_index(f, "r", r->rix, MP_NONE);
+    fputs(", ", f);
+    rt_json_mask(f, "reconv", r->rmask, w);
+    fputs(", ", f);
+    rt_json_mask(f, "pending", r->pending, w);
+    fputc('}', f), sep = ", ";
+  }
+  fputs("], ", f);
+  rt_json_mask(f, "finished", s->finished, w);
+  fputc('}', f);
+}
+
+static uint64_t mp_entries_resolved(const void *st) { return ((const mp_state *)st)->resolved; }
+
 const weft_policy_ops policy_mp = {
     .name = "mp",
     .state_size = mp_state_size,
@@ -291,6 +332,8 @@ const weft_policy_ops policy_mp = {
     .barrier_release = mp_barrier_release,
     .finished = mp_finished,
     .print = mp_print,
+    .print_json = mp_print_json,
+    .entries_resolved = mp_entries_resolved,
 };
 
 const weft_policy_ops policy_mp_orec = {
@@ -304,4 +347,6 @@ const weft_policy_ops policy_mp_orec = {
     .barrier_release = mp_barrier_release,
     .finished = mp_finished,
     .print = mp_print,
+    .print_json = mp_print_json,
+    .entries_resolved = mp_entries_resolved,
 };
