@@ -8,6 +8,7 @@
  * half-written file in place of the user's) and the stats. Option texts are kept as strings
  * until after the merge so that "set on the command line" is simply "not NULL". */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -367,8 +368,31 @@ int launch_fill_args(launch *l) {
 
 /* ---- writing results ---- */
 
-/* In the same directory as path, so that rename() does not cross file systems. */
+static int write_all(int fd, const char *path, const char *p, size_t size) {
+  while (size) {
+    ssize_t w = write(fd, p, size);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
+    p += w, size -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A path that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO) is written
+ * in place: renaming a file over it would replace the device. */
+static int write_special(const char *path, const void *data, size_t size) {
+  int fd = open(path, O_WRONLY), rc = 0;
+  if (fd < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
+  rc = write_all(fd, path, data, size);
+  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
+  return rc;
+}
+
+/* The temporary file is in the same directory as path, so that rename() does not cross file
+ * systems. */
 int write_file(const char *path, const void *data, size_t size) {
+  struct stat info;
+  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) return write_special(path, data, size);
   size_t n = strlen(path);
   char *tmp = malloc(n + 8);
   if (!tmp) return fail(1, "out of memory");
@@ -383,12 +407,7 @@ int write_file(const char *path, const void *data, size_t size) {
   mode_t mask = umask(0);
   umask(mask);
   fchmod(fd, 0666 & ~mask); /* mkstemp's 0600 is not what the user would get from > PATH */
-  for (const char *p = data; !rc && size;) {
-    ssize_t w = write(fd, p, size);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-    else p += w, size -= (size_t)w;
-  }
+  rc = write_all(fd, path, data, size);
   if (!rc && fsync(fd)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
   if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
   if (!rc && rename(tmp, path)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
