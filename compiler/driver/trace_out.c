@@ -68,10 +68,12 @@ static void put_lines(FILE *f, unsigned first, unsigned last, int width) {
   fprintf(f, "%-*s", width, buf);
 }
 
+/* "B3"; "B3..B1" for a step from B3 that jumped back to B1; "B2 x5" for five runs of B2. */
 static void put_block(FILE *f, const weft_trace_step *s) {
   char buf[32];
-  if (s->pc == s->end_pc) snprintf(buf, sizeof buf, "B%u", s->pc);
-  else snprintf(buf, sizeof buf, "B%u..B%u", s->pc, s->end_pc);
+  if (s->pc != s->end_pc) snprintf(buf, sizeof buf, "B%u..B%u", s->pc, s->end_pc);
+  else if (s->blocks > 1) snprintf(buf, sizeof buf, "B%u x%llu", s->pc, (unsigned long long)s->blocks);
+  else snprintf(buf, sizeof buf, "B%u", s->pc);
   fprintf(f, "%-9s", buf);
 }
 
