@@ -282,39 +282,37 @@ static void mp_print(FILE *f, const void *st) {
   }
 }
 
+/* `{"slot": i, "pc": p, "rpc": r, "r": x`, the start of the n-th entry of either table. */
+static void json_entry(FILE *f, uint32_t n, uint32_t i, uint32_t pc, uint32_t rpc, uint32_t rix) {
+  fprintf(f, "%s{\"slot\": %u, \"pc\": %u, \"rpc\": %u", n ? ", " : "", i, pc, rpc);
+  rt_json_index(f, "r", rix, MP_NONE);
+}
+
 /* {"split_table": [{"slot", "pc", "rpc", "r", "mask", "barrier"}], "reconvergence_table":
  *  [{"slot", "pc", "rpc", "r", "reconv", "pending"}], "finished"}: valid entries in slot order,
  * null for no R-index or no barrier. */
 static void mp_print_json(FILE *f, const void *st) {
   const mp_state *s = st;
   unsigned w = s->k->warp;
-  const char *sep = "";
   fputs("{\"split_table\": [", f);
-  for (uint32_t i = 0; i < s->scap; i++) {
+  for (uint32_t i = 0, n = 0; i < s->scap; i++) {
     const mp_split *sp = &s->st[i];
     if (!sp->mask) continue;
-    fprintf(f, "%s{\"slot\": %u, \"pc\": %u, \"rpc\": %u, ", sep, i, sp->pc, sp->rpc);
-    rt_json_index(f, "r", sp->rix, MP_NONE);
-    fputs(", ", f);
+    json_entry(f, n++, i, sp->pc, sp->rpc, sp->rix);
     rt_json_mask(f, "mask", sp->mask, w);
-    fputs(", ", f);
     rt_json_index(f, "barrier", sp->barrier, MP_NONE);
-    fputc('}', f), sep = ", ";
+    fputc('}', f);
   }
   fputs("], \"reconvergence_table\": [", f);
-  sep = "";
-  for (uint32_t i = 0; i < s->rcap; i++) {
+  for (uint32_t i = 0, n = 0; i < s->rcap; i++) {
     const mp_rec *r = &s->rt[i];
     if (!r->rmask) continue;
-    fprintf(f, "%s{\"slot\": %u, \"pc\": %u, \"rpc\": %u, ", sep, i, r->pc, r->rpc);
-    rt_json_index(f, "r", r->rix, MP_NONE);
-    fputs(", ", f);
+    json_entry(f, n++, i, r->pc, r->rpc, r->rix);
     rt_json_mask(f, "reconv", r->rmask, w);
-    fputs(", ", f);
     rt_json_mask(f, "pending", r->pending, w);
-    fputc('}', f), sep = ", ";
+    fputc('}', f);
   }
-  fputs("], ", f);
+  fputc(']', f);
   rt_json_mask(f, "finished", s->finished, w);
   fputc('}', f);
 }

@@ -233,11 +233,8 @@ static void pc_print_json(FILE *f, const void *st) {
     }
     fputc(']', f);
   }
-  fputs(", ", f);
   rt_json_mask(f, "waiting", s->waiting, w);
-  fputs(", ", f);
   rt_json_index(f, "barrier", s->waiting ? s->barrier_pc : UINT32_MAX, UINT32_MAX);
-  fputs(", ", f);
   rt_json_mask(f, "finished", s->finished, w);
   fputc('}', f);
 }

@@ -154,14 +154,13 @@ static void stack_print_json(FILE *f, const void *st) {
   unsigned w = s->k->warp;
   fputs("{\"entries\": [", f);
   for (uint32_t i = s->depth; i-- > 0;) {
-    fprintf(f, "%s{\"pc\": %u, \"rpc\": %u, ", i + 1 < s->depth ? ", " : "", s->e[i].pc,
-            s->e[i].rpc);
+    fprintf(f, "%s{\"pc\": %u", i + 1 < s->depth ? ", " : "", s->e[i].pc);
+    rt_json_index(f, "rpc", s->e[i].rpc, UINT32_MAX);
     rt_json_mask(f, "mask", s->e[i].mask, w);
     fputc('}', f);
   }
-  fputs("], ", f);
+  fputc(']', f);
   rt_json_mask(f, "finished", s->finished, w);
-  fputs(", ", f);
   rt_json_index(f, "barrier", s->waiting ? s->barrier_pc : UINT32_MAX, UINT32_MAX);
   fputc('}', f);
 }

@@ -30,9 +30,9 @@ weft_status rt_error(char *err, size_t errlen, weft_status status, const char *f
 /* A mask as `width` binary digits, thread 0 rightmost (as in the papers); buf has width+1 bytes. */
 #define RT_MASK_BUF (WEFT_MAX_WARP + 1)
 char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width);
-/* The same mask as a JSON string, after `key` ("\"finished\": \"0101\""); key NULL: the string. */
+/* JSON members after the first of an object: `, "key": "0101"` (the mask as above) and
+ * `, "key": 3` (a block or slot number; null when it is `none`). */
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);
-/* A block number or index as JSON: the number, or null when it is `none`. */
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
 const char *rt_type_name(weft_type type); /* "i32", "f64", ... */
 

@@ -43,12 +43,11 @@ char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width) {
 
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width) {
   char m[RT_MASK_BUF];
-  if (key) fprintf(f, "\"%s\": ", key);
-  fprintf(f, "\"%s\"", rt_mask_str(m, mask, width));
+  fprintf(f, ", \"%s\": \"%s\"", key, rt_mask_str(m, mask, width));
 }
 
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none) {
-  if (key) fprintf(f, "\"%s\": ", key);
+  fprintf(f, ", \"%s\": ", key);
   if (x == none) fputs("null", f);
   else fprintf(f, "%u", x);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,5 +46,15 @@ static run weft_cli(const char *weft, const char *subcommand, const char *args) 
 }
 
 static void run_free(run *r) { free(r->out), free(r->err); }
+
+/* Where the value of "key" starts in weft's JSON (after the colon and blanks). */
+static const char *after_key(const char *s, const char *key) {
+  char quoted[64];
+  snprintf(quoted, sizeof quoted, "\"%s\":", key);
+  const char *p = strstr(s, quoted);
+  if (!p) fail_msg("no \"%s\" in weft's JSON: %.300s", key, s);
+  for (p += strlen(quoted); *p == ' '; p++) {}
+  return p;
+}
 
 #endif

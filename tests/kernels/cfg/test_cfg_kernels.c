@@ -38,15 +38,6 @@ typedef struct block {
   int ipdom;                 /* -1: null */
 } block;
 
-static const char *after_key(const char *s, const char *key) {
-  char quoted[64];
-  snprintf(quoted, sizeof quoted, "\"%s\":", key);
-  const char *p = strstr(s, quoted);
-  if (!p) fail_msg("no \"%s\" in weft's JSON: %s", key, s);
-  for (p += strlen(quoted); *p == ' '; p++) {}
-  return p;
-}
-
 static int int_or_null(const char *p, int null) {
   return strncmp(p, "null", 4) == 0 ? null : (int)strtol(p, NULL, 10);
 }

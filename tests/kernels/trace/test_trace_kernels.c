@@ -45,14 +45,6 @@ typedef struct trace {
   step s[MAX_STEPS];
 } trace;
 
-static const char *after_key(const char *s, const char *key) {
-  char quoted[64];
-  snprintf(quoted, sizeof quoted, "\"%s\": ", key);
-  const char *p = strstr(s, quoted);
-  if (!p) fail_msg("no \"%s\" in weft's JSON: %.200s", key, s);
-  return p + strlen(quoted);
-}
-
 static unsigned int_at(const char *s, const char *key) {
   return (unsigned)strtoul(after_key(s, key), NULL, 10);
 }
