@@ -50,8 +50,8 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
       if (i + 1 == n) return fail(2, "%s: %s%s needs a value", cmd->name, where, w);
       const char *val = words[++i];
       if (v >= 0 && !(cmd->takes & OPT(v)) && !origin)
-        return fail(2, "%s: %s is not an option of weft %s (see `weft %s --help`)", cmd->name, w, cmd->name,
-                    cmd->name);
+        return fail(2, "%s: %s is not an option of weft %s (see `weft %s --help`)", cmd->name,
+                    w, cmd->name, cmd->name);
       if (v >= 0 && !(cmd->takes & OPT(v))) continue; /* another command's, in the file */
       if (v >= 0) o->value[v] = val;
       else if (w[2] == 'a') o->args[o->nargs++] = val;
@@ -61,7 +61,8 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
     } else if (!origin && !strcmp(w, "--no-defaults")) {
       o->no_defaults = true;
     } else if (w[0] == '-' && w[1]) {
-      return fail(2, "%s: %sunknown option '%s' (see `weft %s --help`)", cmd->name, where, w, cmd->name);
+      return fail(2, "%s: %sunknown option '%s' (see `weft %s --help`)", cmd->name, where, w,
+                  cmd->name);
     } else if (origin || o->file) {
       return fail(2, "%s: %sunexpected '%s' (one FILE.cl only)", cmd->name, where, w);
     } else {
@@ -135,7 +136,8 @@ int launch_parse_unsigned(const launch *l, int opt, unsigned *out) {
   errno = 0;
   unsigned long v = strtoul(s, &end, 10);
   if (end == s || *end || *s == '-' || errno || v > 1u << 20)
-    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s, 1u << 20);
+    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s,
+                1u << 20);
   *out = (unsigned)v;
   return 0;
 }
@@ -172,8 +174,8 @@ static int parse_range(const launch_cmd *cmd, const run_opts *o, weft_ndrange *r
   char err[256];
   unsigned ldims;
   if (!o->value[O_GLOBAL])
-    return fail(2, "%s: no global size: give -g X[,Y[,Z]] (or a // weft-run: line in %s)", cmd->name,
-                o->file);
+    return fail(2, "%s: no global size: give -g X[,Y[,Z]] (or a // weft-run: line in %s)",
+                cmd->name, o->file);
   if (argspec_parse_dims(o->value[O_GLOBAL], r->global, &r->dims, err, sizeof err))
     return fail(2, "%s: -g %s: %s", cmd->name, o->value[O_GLOBAL], err);
   if (!o->value[O_LOCAL]) {
@@ -184,8 +186,8 @@ static int parse_range(const launch_cmd *cmd, const run_opts *o, weft_ndrange *r
   if (argspec_parse_dims(o->value[O_LOCAL], r->local, &ldims, err, sizeof err))
     return fail(2, "%s: -l %s: %s", cmd->name, o->value[O_LOCAL], err);
   if (ldims != r->dims)
-    return fail(2, "%s: -l %s has %u dimension%s but -g %s has %u", cmd->name, o->value[O_LOCAL], ldims,
-                ldims == 1 ? "" : "s", o->value[O_GLOBAL], r->dims);
+    return fail(2, "%s: -l %s has %u dimension%s but -g %s has %u", cmd->name,
+                o->value[O_LOCAL], ldims, ldims == 1 ? "" : "s", o->value[O_GLOBAL], r->dims);
   return 0;
 }
 
@@ -312,8 +314,8 @@ static int check_args(launch *l) {
   for (int i = 0; i < o->nouts; i++) {
     unsigned k = p->out_index[i];
     if (k >= s->nargs || p->specs[k].kind != ARGSPEC_BUFFER)
-      return fail(2, "%s: --out '%s': parameter %u is not a buffer (TYPE[N]=INIT) argument", cmd->name,
-                  o->outs[i], k);
+      return fail(2, "%s: --out '%s': parameter %u is not a buffer (TYPE[N]=INIT) argument",
+                  cmd->name, o->outs[i], k);
   }
   return 0;
 }
@@ -330,8 +332,8 @@ static int alloc_args(launch *l) {
   for (unsigned i = 0; i < s->nargs; i++) {
     const argspec *a = &p->specs[i];
     if (a->kind == ARGSPEC_BUFFER && (total += argspec_bytes(a)) > ARGSPEC_MAX_BYTES)
-      return fail(2, "%s: the buffers of --arg 0 to %u take more than %zu GiB together", cmd->name, i,
-                  ARGSPEC_MAX_BYTES >> 30);
+      return fail(2, "%s: the buffers of --arg 0 to %u take more than %zu GiB together",
+                  cmd->name, i, ARGSPEC_MAX_BYTES >> 30);
   }
   for (unsigned i = 0; i < s->nargs; i++) {
     const argspec *a = &p->specs[i];
@@ -435,14 +437,14 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
   weft_options w = weft_context_options(s->ctx);
   uint64_t groups = st->groups_run + st->groups_skipped;
   fprintf(f, "kernel              %s (policy %s, W %u, G %u, %u thread%s)\n",
-         weft_kernel_name(s->kernel), w.policy, w.warp, w.lanes, w.threads,
-         w.threads == 1 ? "" : "s");
+           weft_kernel_name(s->kernel), w.policy, w.warp, w.lanes, w.threads,
+           w.threads == 1 ? "" : "s");
   fprintf(f, "NDRange             ");
   print_dims(f, p->range.global, p->range.dims);
   fprintf(f, " in work-groups of ");
   print_dims(f, p->range.local, p->range.dims);
   fprintf(f, " (%llu work-groups, %llu warps)\n", (unsigned long long)st->work_groups,
-         (unsigned long long)st->warps);
+           (unsigned long long)st->warps);
   fprintf(f, "time                %.3f ms", st->time_ms);
   if (p->repeat > 1) fprintf(f, " (median of %u launches)", p->repeat);
   fputc('\n', f);
@@ -451,8 +453,8 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
   fprintf(f, "divergent branches  %llu\n", (unsigned long long)st->divergent_branches);
   fprintf(f, "reconvergences      %llu\n", (unsigned long long)st->reconvergences);
   fprintf(f, "lane groups         %llu run, %llu skipped (%.1f%%)\n",
-         (unsigned long long)st->groups_run, (unsigned long long)st->groups_skipped,
-         groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
+           (unsigned long long)st->groups_run, (unsigned long long)st->groups_skipped,
+           groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
   fprintf(f, "policy calls        %llu\n", (unsigned long long)st->policy_calls);
   fprintf(f, "barriers            %llu\n", (unsigned long long)st->barriers);
 }

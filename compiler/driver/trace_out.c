@@ -72,7 +72,8 @@ static void put_lines(FILE *f, unsigned first, unsigned last, int width) {
 static void put_block(FILE *f, const weft_trace_step *s) {
   char buf[32];
   if (s->pc != s->end_pc) snprintf(buf, sizeof buf, "B%u..B%u", s->pc, s->end_pc);
-  else if (s->blocks > 1) snprintf(buf, sizeof buf, "B%u x%llu", s->pc, (unsigned long long)s->blocks);
+  else if (s->blocks > 1)
+    snprintf(buf, sizeof buf, "B%u x%llu", s->pc, (unsigned long long)s->blocks);
   else snprintf(buf, sizeof buf, "B%u", s->pc);
   fprintf(f, "%-9s", buf);
 }
@@ -130,7 +131,8 @@ void trace_write_text(FILE *f, const trace_rec *r) {
     fputc('\n', f);
     put_indented(f, s->state_text);
   }
-  fputs("\ngroups: lane groups run/skipped (BCC skips a group of G lanes with no active lane)\n", f);
+  fputs("\ngroups: lane groups run/skipped (BCC skips a group of G lanes with no active lane)\n",
+        f);
   if (r->truncated)
     fprintf(f, "(stopped after %zu steps: --max-steps; the launch itself ran to its end)\n", r->n);
 }

@@ -72,7 +72,8 @@ static void step_column(FILE *f, const trace_rec *r, const layout *l, size_t i) 
     put_lines(f, r, s->pc);
     fprintf(f, "), %s</title></rect>\n", weft_trace_event_name(s->event));
   }
-  int reconv = s->event == WEFT_TRACE_RECONVERGE, early = s->event == WEFT_TRACE_EARLY_RECONVERGENCE;
+  int reconv = s->event == WEFT_TRACE_RECONVERGE;
+  int early = s->event == WEFT_TRACE_EARLY_RECONVERGENCE;
   if (reconv || early)
     fprintf(f, "<path d=\"M%u %u h%d l-%d %d z\" fill=\"%s\"><title>%s</title></path>\n", x,
             y - 9, CELL, CELL / 2, 7, reconv ? "#d62728" : "#ff9900",

@@ -120,7 +120,8 @@ static void same_with_and_without_trace(void **state) {
       if (weft_kernel_launch_traced(l.kernel, &c->range, (unsigned)c->nbufs, l.args, &b, &t))
         fail_msg("%s under %s: %s", c->name, policies[p], weft_last_error(l.ctx));
       untimed(&a), untimed(&b);
-      if (memcmp(&a, &b, sizeof a)) fail_msg("%s under %s: traced stats differ", c->name, policies[p]);
+      if (memcmp(&a, &b, sizeof a))
+        fail_msg("%s under %s: traced stats differ", c->name, policies[p]);
       assert_memory_equal(plain, l.mem[1], out_bytes);
       assert_true(v.calls > 0 && v.blocks <= a.block_execs);
     }
