@@ -346,9 +346,26 @@ weft_status weft_kernel_arg_info(const weft_kernel *k, unsigned index, weft_arg_
 
 weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
                                const weft_arg *args, weft_stats *stats) {
+  return weft_kernel_launch_traced(k, range, nargs, args, stats, NULL);
+}
+
+weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
+                                      const weft_arg *args, weft_stats *stats,
+                                      const weft_trace_options *trace) {
   if (!k) return WEFT_ERROR_INVALID_VALUE;
   weft_context *ctx = k->program->ctx;
   char err[512] = "";
-  weft_status st = runtime_launch(ctx->rt, k->k, ctx->policy, range, nargs, args, stats, err, sizeof err);
+  weft_status st = runtime_launch_traced(ctx->rt, k->k, ctx->policy, range, nargs, args, stats,
+                                         trace, err, sizeof err);
   return set_error(ctx, st, "%s", st ? err : "");
+}
+
+unsigned weft_kernel_num_blocks(const weft_kernel *k) { return k ? k->k->nblocks : 0; }
+
+weft_status weft_kernel_block_lines(const weft_kernel *k, unsigned pc, unsigned *first_line,
+                                    unsigned *last_line) {
+  if (!k || !first_line || !last_line || pc >= k->k->nblocks) return WEFT_ERROR_INVALID_VALUE;
+  *first_line = k->k->first_line ? k->k->first_line[pc] : 0;
+  *last_line = k->k->last_line ? k->k->last_line[pc] : 0;
+  return WEFT_SUCCESS;
 }

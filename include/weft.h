@@ -138,4 +138,69 @@ typedef struct weft_stats {
 WEFT_API weft_status weft_kernel_launch(weft_kernel *kernel, const weft_ndrange *range,
                                         unsigned nargs, const weft_arg *args, weft_stats *stats);
 
+/* ---- tracing: watch a warp diverge and reconverge, step by step (`weft trace`) ---- */
+/* Blocks of the kernel (PCs 0 .. n-1; PC n is the kernel's end) and the source lines of one. */
+WEFT_API unsigned weft_kernel_num_blocks(const weft_kernel *kernel);
+/* 0 in both when the lines are unknown. */
+WEFT_API weft_status weft_kernel_block_lines(const weft_kernel *kernel, unsigned pc,
+                                             unsigned *first_line, unsigned *last_line);
+
+/* What a step did, as the papers name it. */
+typedef enum weft_trace_event {
+  WEFT_TRACE_EXECUTE,             /* the lanes ran and go on together */
+  WEFT_TRACE_DIVERGE,             /* the lanes went more than one way */
+  WEFT_TRACE_RECONVERGE,          /* diverged lanes met again at a reconvergence point */
+  WEFT_TRACE_EARLY_RECONVERGENCE, /* ... earlier, where splits met by chance (mp-orec) */
+  WEFT_TRACE_BARRIER_WAIT,        /* the lanes wait at a barrier */
+  WEFT_TRACE_EXIT,                /* the lanes reached the kernel's end */
+} weft_trace_event;
+
+/* "execute", "diverge", "reconverge", "early reconvergence", "barrier wait", "exit". */
+WEFT_API const char *weft_trace_event_name(weft_trace_event event);
+
+/* One step of a traced warp: one run of the warp's code for one split (PC, mask) until it
+ * branches, waits at a barrier or ends -- normally one block, as in the papers' figures; a
+ * uniform loop that jumps back stays inside one step (pc .. end_pc). The pointers are valid
+ * during the callback only. */
+typedef struct weft_trace_step {
+  uint64_t step;                  /* 0, 1, 2, ... over the traced warps, in the order run */
+  uint64_t group_id[3];           /* the work-group */
+  unsigned warp;                  /* the warp's index in its work-group */
+  unsigned width;                 /* W: bits of the masks */
+  uint32_t pc, end_pc;            /* the block the step began at, the block that ended it */
+  uint32_t first_line, last_line; /* source lines from pc's block to end_pc's; 0: unknown */
+  uint64_t mask;                  /* the step's lanes, bit i = lane i (thread 0 rightmost) */
+  weft_trace_event event;
+  unsigned ntargets;              /* where the lanes go next: PC target_pc[t] for the lanes */
+  const uint32_t *target_pc;      /* target_mask[t]; PC num_blocks is the kernel's end; after */
+  const uint64_t *target_mask;    /* a barrier, the PC where the lanes resume */
+  uint64_t blocks;                /* block executions in the step */
+  uint64_t groups_run;            /* lane groups (G lanes) that ran the step's blocks */
+  uint64_t groups_skipped;        /* lane groups skipped because none of their lanes ran (BCC) */
+  unsigned reconvergences;        /* made by this step, early ones included */
+  unsigned early_reconvergences;
+  const char *state_text;         /* the policy's state after the step, for people: lines */
+  const char *state_json;         /* the same as one JSON object */
+} weft_trace_step;
+
+/* Called once per step. Return 0 to go on, non-zero to record no more steps (the launch goes
+ * on to its end untraced). */
+typedef int (*weft_trace_fn)(void *user, const weft_trace_step *step);
+
+typedef struct weft_trace_options {
+  weft_trace_fn on_step;
+  void *user;
+  uint64_t group; /* the work-group to trace, by linear index (x fastest); 0: the first */
+  int warp;       /* the warp of that work-group to trace; -1: all of them */
+} weft_trace_options;
+
+/* weft_kernel_launch, calling trace->on_step after every step of the traced warps. Only the
+ * traced work-group runs differently (its warps return to the runtime after every block), and
+ * never with other results or stats. on_step is called from the worker thread that runs that
+ * work-group, one call at a time, steps in order; it must not use this kernel's context. */
+WEFT_API weft_status weft_kernel_launch_traced(weft_kernel *kernel, const weft_ndrange *range,
+                                               unsigned nargs, const weft_arg *args,
+                                               weft_stats *stats,
+                                               const weft_trace_options *trace);
+
 #endif

@@ -326,12 +326,39 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
 weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,
                            const weft_ndrange *range, unsigned nargs, const weft_arg *args,
                            weft_stats *stats, char *err, size_t errlen) {
+  return runtime_launch_traced(rt, k, policy, range, nargs, args, stats, NULL, err, errlen);
+}
+
+/* The traced work-group and warp must exist, so that a trace is never silently empty. */
+static weft_status check_trace(const weft_trace_options *t, const launch_plan *p, char *err,
+                               size_t errlen) {
+  if (!t->on_step)
+    return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "trace without an on_step callback");
+  if (t->group >= p->ngroups)
+    return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE,
+                    "cannot trace work-group %llu: the launch has %llu (0 to %llu)",
+                    (unsigned long long)t->group, (unsigned long long)p->ngroups,
+                    (unsigned long long)p->ngroups - 1);
+  if (t->warp >= 0 && (unsigned)t->warp >= p->nwarps)
+    return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE,
+                    "cannot trace warp %d: a work-group has %u warp%s (0 to %u)", t->warp,
+                    p->nwarps, p->nwarps == 1 ? "" : "s", p->nwarps - 1);
+  return WEFT_SUCCESS;
+}
+
+weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *k,
+                                  const char *policy, const weft_ndrange *range, unsigned nargs,
+                                  const weft_arg *args, weft_stats *stats,
+                                  const weft_trace_options *trace, char *err, size_t errlen) {
   if (err && errlen) err[0] = 0;
   if (stats) *stats = (weft_stats){0};
   if (!rt) return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "no runtime");
   launch_plan p = {0};
+  trace_run tr = {trace, 0, 0};
   weft_status s = check_all(rt, k, policy, range, nargs, args, &p, err, errlen);
+  if (s == WEFT_SUCCESS && trace) s = check_trace(trace, &p, err, errlen);
   if (s != WEFT_SUCCESS) return s;
+  p.trace = trace ? &tr : NULL;
 
   double start = now_ms();
   uint64_t *offsets = calloc(k->nparams + 1, sizeof *offsets);

@@ -66,6 +66,7 @@ typedef struct mp_state {
   uint32_t cur;         /* the slot next() returned last: the events belong to it */
   uint32_t broken;      /* a table overflowed where no error could be returned */
   uint64_t live, finished;
+  uint64_t resolved;    /* RT entries that became splits again (for traces) */
   mp_split *st;
   mp_rec *rt;
 } mp_state;
@@ -100,6 +101,7 @@ static weft_status resolve(mp_state *s, uint32_t rix, policy_counters *c) {
   mp_split sp = {r->rmask, r->pc, r->rpc, r->rix, MP_NONE};
   r->rmask = r->pending = 0;
   c->reconvergences++;
+  s->resolved++;
   return place(s, sp, c);
 }
 
@@ -280,6 +282,43 @@ static void mp_print(FILE *f, const void *st) {
   }
 }
 
+/* `{"slot": i, "pc": p, "rpc": r, "r": x`, the start of the n-th entry of either table. */
+static void json_entry(FILE *f, uint32_t n, uint32_t i, uint32_t pc, uint32_t rpc, uint32_t rix) {
+  fprintf(f, "%s{\"slot\": %u, \"pc\": %u, \"rpc\": %u", n ? ", " : "", i, pc, rpc);
+  rt_json_index(f, "r", rix, MP_NONE);
+}
+
+/* {"split_table": [{"slot", "pc", "rpc", "r", "mask", "barrier"}], "reconvergence_table":
+ *  [{"slot", "pc", "rpc", "r", "reconv", "pending"}], "finished"}: valid entries in slot order,
+ * null for no R-index or no barrier. */
+static void mp_print_json(FILE *f, const void *st) {
+  const mp_state *s = st;
+  unsigned w = s->k->warp;
+  fputs("{\"split_table\": [", f);
+  for (uint32_t i = 0, n = 0; i < s->scap; i++) {
+    const mp_split *sp = &s->st[i];
+    if (!sp->mask) continue;
+    json_entry(f, n++, i, sp->pc, sp->rpc, sp->rix);
+    rt_json_mask(f, "mask", sp->mask, w);
+    rt_json_index(f, "barrier", sp->barrier, MP_NONE);
+    fputc('}', f);
+  }
+  fputs("], \"reconvergence_table\": [", f);
+  for (uint32_t i = 0, n = 0; i < s->rcap; i++) {
+    const mp_rec *r = &s->rt[i];
+    if (!r->rmask) continue;
+    json_entry(f, n++, i, r->pc, r->rpc, r->rix);
+    rt_json_mask(f, "reconv", r->rmask, w);
+    rt_json_mask(f, "pending", r->pending, w);
+    fputc('}', f);
+  }
+  fputc(']', f);
+  rt_json_mask(f, "finished", s->finished, w);
+  fputc('}', f);
+}
+
+static uint64_t mp_entries_resolved(const void *st) { return ((const mp_state *)st)->resolved; }
+
 const weft_policy_ops policy_mp = {
     .name = "mp",
     .state_size = mp_state_size,
@@ -291,6 +330,8 @@ const weft_policy_ops policy_mp = {
     .barrier_release = mp_barrier_release,
     .finished = mp_finished,
     .print = mp_print,
+    .print_json = mp_print_json,
+    .entries_resolved = mp_entries_resolved,
 };
 
 const weft_policy_ops policy_mp_orec = {
@@ -304,4 +345,6 @@ const weft_policy_ops policy_mp_orec = {
     .barrier_release = mp_barrier_release,
     .finished = mp_finished,
     .print = mp_print,
+    .print_json = mp_print_json,
+    .entries_resolved = mp_entries_resolved,
 };

@@ -218,6 +218,27 @@ static void pc_print(FILE *f, const void *st) {
     fprintf(f, "\n  next  none\n");
 }
 
+/* {"lane_pc": [...], "depth": [...], "waiting": "0011", "barrier": null, "finished": "0000"}:
+ * per lane, lane 0 first (JSON arrays are indexed by lane); a finished lane's PC is the end
+ * (nblocks), a lane that is not a work-item is null. */
+static void pc_print_json(FILE *f, const void *st) {
+  const pc_state *s = st;
+  unsigned w = s->k->warp;
+  for (int row = 0; row < 2; row++) {
+    fputs(row ? ", \"depth\": [" : "{\"lane_pc\": [", f);
+    for (unsigned i = 0; i < w; i++) {
+      fputs(i ? ", " : "", f);
+      if (!(s->live >> i & 1)) fputs("null", f);
+      else fprintf(f, "%u", row ? s->depth[i] : s->finished >> i & 1 ? s->k->nblocks : s->pc[i]);
+    }
+    fputc(']', f);
+  }
+  rt_json_mask(f, "waiting", s->waiting, w);
+  rt_json_index(f, "barrier", s->waiting ? s->barrier_pc : UINT32_MAX, UINT32_MAX);
+  rt_json_mask(f, "finished", s->finished, w);
+  fputc('}', f);
+}
+
 const weft_policy_ops policy_pc = {
     .name = "pc",
     .state_size = pc_state_size,
@@ -229,4 +250,5 @@ const weft_policy_ops policy_pc = {
     .barrier_release = pc_barrier_release,
     .finished = pc_finished,
     .print = pc_print,
+    .print_json = pc_print_json,
 };

@@ -147,6 +147,24 @@ static void stack_print(FILE *f, const void *st) {
     fprintf(f, "  %4u %4u  %s\n", s->e[i].pc, s->e[i].rpc, rt_mask_str(m, s->e[i].mask, w));
 }
 
+/* {"entries": [{"pc": 1, "rpc": 3, "mask": "0101"}, ...] top first, "finished": "0000",
+ *  "barrier": null or the block whose barrier the top entry waits at} */
+static void stack_print_json(FILE *f, const void *st) {
+  const stack_state *s = st;
+  unsigned w = s->k->warp;
+  fputs("{\"entries\": [", f);
+  for (uint32_t i = s->depth; i-- > 0;) {
+    fprintf(f, "%s{\"pc\": %u", i + 1 < s->depth ? ", " : "", s->e[i].pc);
+    rt_json_index(f, "rpc", s->e[i].rpc, UINT32_MAX);
+    rt_json_mask(f, "mask", s->e[i].mask, w);
+    fputc('}', f);
+  }
+  fputc(']', f);
+  rt_json_mask(f, "finished", s->finished, w);
+  rt_json_index(f, "barrier", s->waiting ? s->barrier_pc : UINT32_MAX, UINT32_MAX);
+  fputc('}', f);
+}
+
 const weft_policy_ops policy_stack = {
     .name = "stack",
     .state_size = stack_state_size,
@@ -158,4 +176,5 @@ const weft_policy_ops policy_stack = {
     .barrier_release = stack_barrier_release,
     .finished = stack_finished,
     .print = stack_print,
+    .print_json = stack_print_json,
 };

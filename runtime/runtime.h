@@ -30,6 +30,10 @@ weft_status rt_error(char *err, size_t errlen, weft_status status, const char *f
 /* A mask as `width` binary digits, thread 0 rightmost (as in the papers); buf has width+1 bytes. */
 #define RT_MASK_BUF (WEFT_MAX_WARP + 1)
 char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width);
+/* JSON members after the first of an object: `, "key": "0101"` (the mask as above) and
+ * `, "key": 3` (a block or slot number; null when it is `none`). */
+void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);
+void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
 const char *rt_type_name(weft_type type); /* "i32", "f64", ... */
 
 /* --- policy.c: reconvergence policies behind one table, chosen by name --- */
@@ -79,6 +83,12 @@ typedef struct weft_policy_ops {
   uint64_t (*finished)(const void *st);
   /* The state for people: several lines, ending in '\n'. */
   void (*print)(FILE *f, const void *st);
+  /* The same state as one JSON object, for traces (trace.c); masks as print shows them. */
+  void (*print_json)(FILE *f, const void *st);
+  /* Traces only; NULL when every reconvergence resolves an entry (`stack`, `pc`): the
+   * reconvergence-table entries resolved so far, so that a trace tells an early reconvergence
+   * (counted with the others, no entry resolved) from a regular one. */
+  uint64_t (*entries_resolved)(const void *st);
 } weft_policy_ops;
 
 /* NULL when no policy has that name. */
@@ -108,6 +118,31 @@ void counters_add(run_counters *sum, const run_counters *part);
 void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel *k, double ms);
 void stats_print(FILE *f, const weft_stats *s);
 
+/* --- trace.c: the steps of traced warps (weft_kernel_launch_traced) --- */
+/* The trace of one launch. Only the worker that runs the traced work-group writes it, so it
+ * has one writer and needs no lock. */
+typedef struct trace_run {
+  const weft_trace_options *opts;
+  uint64_t steps; /* steps handed to on_step */
+  int stopped;    /* on_step asked for no more */
+} trace_run;
+
+/* A warp's counters when a step began: the step's share is what they grew by. */
+typedef struct trace_mark {
+  uint32_t pc;
+  uint64_t block_execs, groups_run, reconvergences, resolved;
+} trace_mark;
+
+struct launch_plan;
+/* Whether warp `warp` of the traced work-group (opts->group) is traced. */
+int trace_wants(const trace_run *t, unsigned warp);
+void trace_begin(trace_mark *m, const struct launch_plan *p, const weft_warp_ctx *c,
+                 const policy_counters *pc, const void *st);
+/* The step that began at m has run: `inline_` when it went on without the policy (a branch the
+ * policy does not see outside traces). Hands it to on_step. */
+void trace_step(trace_run *t, const struct launch_plan *p, unsigned warp, const weft_warp_ctx *c,
+                const trace_mark *m, int inline_, const policy_counters *pc, const void *st);
+
 /* --- scheduler.c: one work-group on the calling worker --- */
 /* Everything a work-group needs; built by launch.c, read-only while the launch runs. */
 typedef struct launch_plan {
@@ -121,6 +156,7 @@ typedef struct launch_plan {
   unsigned group_items;    /* work-items per work-group */
   unsigned nwarps;         /* warps per work-group */
   uint64_t serial;         /* tells the launches apart: workers lay out their buffers once each */
+  trace_run *trace;        /* NULL: no warp is traced */
 } launch_plan;
 
 /* The data of one worker, reused across work-groups and launches. Hot and written by one thread
@@ -137,6 +173,7 @@ typedef struct sched_worker {
   unsigned char *ended;                         /* per warp: ended in its first call */
   char *local_mem;
   weft_group group;
+  int traced;                                   /* the current work-group has traced warps */
   char err[RT_ERR_LEN];                         /* why the last work-group failed */
 } sched_worker;
 
@@ -174,5 +211,10 @@ weft_options runtime_options(const weft_runtime *rt);
 weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,
                            const weft_ndrange *range, unsigned nargs, const weft_arg *args,
                            weft_stats *stats, char *err, size_t errlen);
+/* runtime_launch with the steps of the warps that `trace` selects handed to trace->on_step. */
+weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *k,
+                                  const char *policy, const weft_ndrange *range, unsigned nargs,
+                                  const weft_arg *args, weft_stats *stats,
+                                  const weft_trace_options *trace, char *err, size_t errlen);
 
 #endif

@@ -214,11 +214,60 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
   return hand_event(w, p, i);
 }
 
+/* ---- traced warps (trace.c) ---- */
+
+static int traced(const sched_worker *w, const launch_plan *p, unsigned i) {
+  return w->traced && trace_wants(p->trace, i);
+}
+
+/* Runs the split in c (pc, mask; the policy's guard apart) step by step: with guard 0 the
+ * generated code returns at every forward branch. A branch to one target below the policy's
+ * guard is one the policy never sees in an untraced run: the split goes on there without it, so
+ * the policy, the counters and the results are those of an untraced run. */
+static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsigned i,
+                                    uint32_t guard) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  const void *st = warp_state(w, i);
+  for (;;) {
+    trace_mark m;
+    trace_begin(&m, p, c, &w->pcount[i], st);
+    c->guard = 0, c->event = 0, c->ntargets = 0;
+    p->k->run(c);
+    int inline_ = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] < guard &&
+                  c->from_pc < p->k->nblocks && c->target_mask[0] == c->mask;
+    weft_status s = inline_ ? WEFT_SUCCESS : hand_event(w, p, i);
+    trace_step(p->trace, p, i, c, &m, inline_, &w->pcount[i], st);
+    if (!inline_ || s != WEFT_SUCCESS) return s;
+    c->pc = c->target_pc[0];
+  }
+}
+
+/* A traced warp's first call goes through its policy from the start (which costs the policy
+ * nothing it counts: reaching the end is not a policy call), so every step shows its state. */
+static weft_status first_call_traced(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  uint32_t guard;
+  p->policy->init(warp_state(w, i), p->k, live_mask(p, i));
+  if (!p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) return WEFT_SUCCESS;
+  return run_split_traced(w, p, i, guard);
+}
+
+static weft_status run_warp_traced(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  uint32_t guard;
+  while (p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) {
+    weft_status s = run_split_traced(w, p, i, guard);
+    if (s != WEFT_SUCCESS) return s;
+  }
+  return WEFT_SUCCESS;
+}
+
 /* Runs warp i until its policy has no runnable split. */
 static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   void *st = warp_state(w, i);
   if (w->ended[i]) return WEFT_SUCCESS;
+  if (traced(w, p, i)) return run_warp_traced(w, p, i);
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
     c->event = 0, c->ntargets = 0;
     p->k->run(c);
@@ -301,9 +350,10 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
   group_setup(w, p, index);
   weft_status s = WEFT_SUCCESS;
   unsigned ended = 0;
+  w->traced = p->trace && index == p->trace->opts->group;
   for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) {
     warp_setup(w, i);
-    s = first_call(w, p, i);
+    s = traced(w, p, i) ? first_call_traced(w, p, i) : first_call(w, p, i);
     ended += w->ended[i];
   }
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {

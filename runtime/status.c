@@ -41,6 +41,17 @@ char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width) {
   return buf;
 }
 
+void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width) {
+  char m[RT_MASK_BUF];
+  fprintf(f, ", \"%s\": \"%s\"", key, rt_mask_str(m, mask, width));
+}
+
+void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none) {
+  fprintf(f, ", \"%s\": ", key);
+  if (x == none) fputs("null", f);
+  else fprintf(f, "%u", x);
+}
+
 const char *rt_type_name(weft_type type) {
   static const char *const names[] = {"i8", "u8", "i16", "u16", "i32",
                                       "u32", "i64", "u64", "f32", "f64", "other"};

@@ -5,6 +5,7 @@
 
 int cmd_cfg(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* Prints "weft: " and the message to stderr; returns `code` so callers can `return fail(...)`. */
 int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

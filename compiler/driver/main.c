@@ -19,6 +19,10 @@ static const char usage[] =
     "      [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "      run a kernel over an NDRange as warps, with its arguments from the command line\n"
     "      or from the file's `// weft-run:` line; write output buffers and stats\n"
+    "  trace FILE.cl [the options of run but --repeat] [--format text|json|svg] [-o PATH]\n"
+    "      [--group N] [--warp-id N] [--max-steps N]\n"
+    "      run a kernel and show, step by step, which lanes of a warp run which block, how\n"
+    "      they diverge and reconverge, and the policy's state (the first work-group's warps)\n"
     "\n"
     "Run `weft COMMAND --help` for a command's options.\n";
 
@@ -39,5 +43,6 @@ int main(int argc, char **argv) {
     return fputs(usage, stdout), 0;
   if (!strcmp(cmd, "cfg")) return cmd_cfg(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);
   return fail(2, "unknown command '%s' (try `weft --help`)", cmd);
 }

@@ -22,46 +22,13 @@
 
 #include <cmocka.h>
 
+#include "../weft_cli.h"
+
 static const char *weft, *teaching_dir, *cfg_dir; /* from the command line */
 
 /* --- running weft --- */
 
-typedef struct run {
-  int status; /* exit code, -1 if it did not exit */
-  char *out, *err;
-} run;
-
-static char *slurp(FILE *f) {
-  size_t n = 0, cap = 4096;
-  char *buf = malloc(cap);
-  assert_non_null(buf);
-  for (size_t r; (r = fread(buf + n, 1, cap - n - 1, f)) > 0;)
-    if ((n += r) + 1 >= cap) assert_non_null(buf = realloc(buf, cap *= 2));
-  buf[n] = 0;
-  return buf;
-}
-
-/* Runs `weft cfg ARGS` (ARGS already shell-quoted), stdout and stderr captured apart. */
-static run weft_cfg(const char *args) {
-  char errpath[] = "/tmp/weft-test-stderr-XXXXXX", cmd[4096];
-  int fd = mkstemp(errpath);
-  assert_true(fd >= 0);
-  close(fd);
-  snprintf(cmd, sizeof cmd, "'%s' cfg %s 2>'%s'", weft, args, errpath);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  run r = {.out = slurp(p)};
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  FILE *e = fopen(errpath, "r");
-  assert_non_null(e);
-  r.err = slurp(e);
-  fclose(e);
-  unlink(errpath);
-  return r;
-}
-
-static void run_free(run *r) { free(r->out), free(r->err); }
+static run weft_cfg(const char *args) { return weft_cli(weft, "cfg", args); }
 
 /* --- the JSON of one kernel, parsed just enough --- */
 
@@ -70,15 +37,6 @@ typedef struct block {
   int first_line, last_line; /* 0: null */
   int ipdom;                 /* -1: null */
 } block;
-
-static const char *after_key(const char *s, const char *key) {
-  char quoted[64];
-  snprintf(quoted, sizeof quoted, "\"%s\":", key);
-  const char *p = strstr(s, quoted);
-  if (!p) fail_msg("no \"%s\" in weft's JSON: %s", key, s);
-  for (p += strlen(quoted); *p == ' '; p++) {}
-  return p;
-}
 
 static int int_or_null(const char *p, int null) {
   return strncmp(p, "null", 4) == 0 ? null : (int)strtol(p, NULL, 10);

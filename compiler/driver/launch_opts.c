@@ -1,0 +1,563 @@
+/* The launch options shared by `weft run` and `weft trace` (launch_opts.h).
+ *
+ * The steps, each a function below: read the options (command line first, then the file's
+ * `// weft-run:` line fills in what the command line left unset), turn the option texts into
+ * weft_options / weft_ndrange / argspecs, build the program, check the specs against the
+ * kernel's signature, allocate and fill the buffers; after the command's launch, write the
+ * --out files (each through a temporary file and rename, so a failure never leaves a
+ * half-written file in place of the user's) and the stats. Option texts are kept as strings
+ * until after the merge so that "set on the command line" is simply "not NULL". */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "launch_opts.h"
+
+const char *const opt_names[NOPTS] = {
+    [O_KERNEL] = "-k",         [O_GLOBAL] = "-g",   [O_LOCAL] = "-l",
+    [O_POLICY] = "--policy",   [O_WARP] = "--warp", [O_LANES] = "--lanes",
+    [O_THREADS] = "--threads", [O_REPEAT] = "--repeat", [O_STATS_JSON] = "--stats-json",
+    [O_BUILD_OPTIONS] = "--build-options",
+    [O_FORMAT] = "--format",   [O_OUTPUT] = "-o",   [O_WARP_ID] = "--warp-id",
+    [O_GROUP] = "--group",     [O_MAX_STEPS] = "--max-steps",
+};
+
+/* ---- options ---- */
+
+static int value_opt(const char *word) {
+  for (int i = 0; i < NOPTS; i++)
+    if (!strcmp(word, opt_names[i])) return i;
+  return -1;
+}
+
+/* Reads words[0..n) into o. `origin` is NULL for the command line, else the kernel file whose
+ * weft-run line the words come from (where a file name, --help and --no-defaults make no
+ * sense). Returns -1 to go on, or an exit code. */
+static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
+                       const char *origin) {
+  char where[512] = ""; /* says where a bad word came from, if not the command line */
+  if (origin) snprintf(where, sizeof where, "weft-run line of %s: ", origin);
+  for (int i = 0; i < n; i++) {
+    const char *w = words[i];
+    int v = value_opt(w);
+    if (!origin && (!strcmp(w, "--help") || !strcmp(w, "-h")))
+      return fputs(cmd->usage, stdout), 0;
+    if (v >= 0 || !strcmp(w, "--arg") || !strcmp(w, "--out")) {
+      if (i + 1 == n) return fail(2, "%s: %s%s needs a value", cmd->name, where, w);
+      const char *val = words[++i];
+      if (v >= 0 && !(cmd->takes & OPT(v)) && !origin)
+        return fail(2, "%s: %s is not an option of weft %s (see `weft %s --help`)", cmd->name,
+                    w, cmd->name, cmd->name);
+      if (v >= 0 && !(cmd->takes & OPT(v))) continue; /* another command's, in the file */
+      if (v >= 0) o->value[v] = val;
+      else if (w[2] == 'a') o->args[o->nargs++] = val;
+      else o->outs[o->nouts++] = val;
+    } else if (!strcmp(w, "--stats")) {
+      o->stats = true;
+    } else if (!origin && !strcmp(w, "--no-defaults")) {
+      o->no_defaults = true;
+    } else if (w[0] == '-' && w[1]) {
+      return fail(2, "%s: %sunknown option '%s' (see `weft %s --help`)", cmd->name, where, w,
+                  cmd->name);
+    } else if (origin || o->file) {
+      return fail(2, "%s: %sunexpected '%s' (one FILE.cl only)", cmd->name, where, w);
+    } else {
+      o->file = w;
+    }
+  }
+  return -1;
+}
+
+/* Fills what the command line (o) left unset from the file's options (f); see the usage. */
+static void merge(run_opts *o, const run_opts *f) {
+  bool g_from_cmdline = o->value[O_GLOBAL] != NULL;
+  for (int i = 0; i < NOPTS; i++)
+    if (!o->value[i] && !(i == O_LOCAL && g_from_cmdline)) o->value[i] = f->value[i];
+  if (!o->nargs) {
+    memcpy(o->args, f->args, sizeof *f->args * (size_t)f->nargs);
+    o->nargs = f->nargs;
+    o->args_from_file = f->nargs > 0;
+  }
+  if (!o->nouts) {
+    memcpy(o->outs, f->outs, sizeof *f->outs * (size_t)f->nouts);
+    o->nouts = f->nouts;
+  }
+  o->stats |= f->stats;
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  char buf[65536];
+  size_t n;
+  while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, mem);
+  bool bad = ferror(f) || !mem;
+  fclose(f);
+  if (mem) fclose(mem);
+  if (bad) {
+    free(text);
+    errno = EIO;
+    return NULL;
+  }
+  return text;
+}
+
+/* Reads FILE's weft-run lines into `f` (words point into *buf, which the caller frees). */
+static int read_defaults(const launch_cmd *cmd, const run_opts *o, run_opts *f, char **buf,
+                         char ***words) {
+  char *text = read_text(o->file);
+  if (!text) return fail(1, "cannot read %s: %s", o->file, strerror(errno));
+  *buf = argspec_defaults(text);
+  free(text);
+  if (!*buf) return -1;
+  int max = (int)(strlen(*buf) / 2 + 1); /* words are separated by blanks */
+  *words = calloc((size_t)max, sizeof **words);
+  f->args = calloc((size_t)max, sizeof *f->args);
+  f->outs = calloc((size_t)max, sizeof *f->outs);
+  if (!*words || !f->args || !f->outs) return fail(1, "out of memory");
+  int n = argspec_split(*buf, *words, max);
+  return parse_words(cmd, n, *words, f, o->file);
+}
+
+/* ---- turning option texts into a plan ---- */
+
+int launch_parse_unsigned(const launch *l, int opt, unsigned *out) {
+  const launch_cmd *cmd = l->cmd;
+  const char *s = l->o.value[opt];
+  char *end;
+  if (!s) return 0;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (end == s || *end || *s == '-' || errno || v > 1u << 20)
+    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s,
+                1u << 20);
+  *out = (unsigned)v;
+  return 0;
+}
+
+static int parse_options(launch *l) {
+  const launch_cmd *cmd = l->cmd;
+  const run_opts *o = &l->o;
+  run_plan *p = &l->p;
+  weft_options *w = &p->options;
+  p->repeat = 1;
+  if (launch_parse_unsigned(l, O_WARP, &w->warp) || launch_parse_unsigned(l, O_LANES, &w->lanes) ||
+      launch_parse_unsigned(l, O_THREADS, &w->threads) ||
+      launch_parse_unsigned(l, O_REPEAT, &p->repeat))
+    return 2;
+  w->policy = o->value[O_POLICY];
+  w->build_once = 1; /* no clang kept running while the kernel runs and is timed */
+  if (w->warp && (w->warp < 4 || w->warp > 64 || (w->warp & (w->warp - 1))))
+    return fail(2, "%s: --warp %u: W must be 4, 8, 16, 32 or 64", cmd->name, w->warp);
+  if (w->lanes && w->lanes != 4 && w->lanes != 8 && w->lanes != 16)
+    return fail(2, "%s: --lanes %u: G must be 4, 8 or 16", cmd->name, w->lanes);
+  if (w->lanes && w->warp && w->lanes > w->warp)
+    return fail(2, "%s: --lanes %u is wider than --warp %u (G must divide W)", cmd->name, w->lanes,
+                w->warp);
+  if (p->repeat == 0) return fail(2, "%s: --repeat must be at least 1", cmd->name);
+  return 0;
+}
+
+/* The largest divisor of n up to 256: a work-group that fits any global size. */
+static size_t default_local(size_t n) {
+  for (size_t d = n < 256 ? n : 256;; d--)
+    if (n % d == 0) return d;
+}
+
+static int parse_range(const launch_cmd *cmd, const run_opts *o, weft_ndrange *r) {
+  char err[256];
+  unsigned ldims;
+  if (!o->value[O_GLOBAL])
+    return fail(2, "%s: no global size: give -g X[,Y[,Z]] (or a // weft-run: line in %s)",
+                cmd->name, o->file);
+  if (argspec_parse_dims(o->value[O_GLOBAL], r->global, &r->dims, err, sizeof err))
+    return fail(2, "%s: -g %s: %s", cmd->name, o->value[O_GLOBAL], err);
+  if (!o->value[O_LOCAL]) {
+    r->local[0] = default_local(r->global[0]);
+    r->local[1] = r->local[2] = 1;
+    return 0;
+  }
+  if (argspec_parse_dims(o->value[O_LOCAL], r->local, &ldims, err, sizeof err))
+    return fail(2, "%s: -l %s: %s", cmd->name, o->value[O_LOCAL], err);
+  if (ldims != r->dims)
+    return fail(2, "%s: -l %s has %u dimension%s but -g %s has %u", cmd->name,
+                o->value[O_LOCAL], ldims, ldims == 1 ? "" : "s", o->value[O_GLOBAL], r->dims);
+  return 0;
+}
+
+static int parse_specs(const launch_cmd *cmd, const run_opts *o, run_plan *p) {
+  char err[512];
+  const char *from = o->args_from_file ? " (from the weft-run line)" : "";
+  p->specs = calloc((size_t)o->nargs + 1, sizeof *p->specs);
+  p->out_index = calloc((size_t)o->nouts + 1, sizeof *p->out_index);
+  p->out_path = calloc((size_t)o->nouts + 1, sizeof *p->out_path);
+  if (!p->specs || !p->out_index || !p->out_path) return fail(1, "out of memory");
+  for (int i = 0; i < o->nargs; i++)
+    if (argspec_parse(o->args[i], &p->specs[i], err, sizeof err))
+      return fail(2, "%s: --arg %d '%s'%s: %s", cmd->name, i, o->args[i], from, err);
+  for (int i = 0; i < o->nouts; i++)
+    if (argspec_parse_out(o->outs[i], &p->out_index[i], &p->out_path[i], err, sizeof err))
+      return fail(2, "%s: --out '%s': %s", cmd->name, o->outs[i], err);
+  return 0;
+}
+
+static int make_plan(launch *l) {
+  int rc = parse_options(l);
+  if (!rc) rc = parse_range(l->cmd, &l->o, &l->p.range);
+  if (!rc) rc = parse_specs(l->cmd, &l->o, &l->p);
+  return rc;
+}
+
+/* ---- the kernel and its arguments ---- */
+
+static void print_text(const char *s) {
+  if (!s || !*s) return;
+  fputs(s, stderr);
+  if (s[strlen(s) - 1] != '\n') fputc('\n', stderr);
+}
+
+/* "weft: WHAT failed: REASON (STATUS)" on one line when weft_last_error is one line; a
+ * multi-line reason (clang's diagnostics) is printed first, as it is. */
+int launch_fail_status(const launch *l, weft_status st, const char *what) {
+  const char *why = weft_last_error(l->s.ctx);
+  size_t n = strlen(why);
+  while (n && why[n - 1] == '\n') n--;
+  if (n && !memchr(why, '\n', n))
+    return fail(1, "%s failed: %.*s (%s)", what, (int)n, why, weft_status_name(st));
+  print_text(why);
+  return fail(1, "%s failed: %s", what, weft_status_name(st));
+}
+
+static int build(launch *l) {
+  const run_opts *o = &l->o;
+  const run_plan *p = &l->p;
+  run_state *s = &l->s;
+  weft_status st = weft_context_create(&p->options, &s->ctx);
+  if (st) return fail(1, "cannot create a context (policy '%s'): %s",
+                      p->options.policy ? p->options.policy : "stack", weft_status_name(st));
+  st = weft_program_build_file(s->ctx, o->file, o->value[O_BUILD_OPTIONS], &s->program);
+  if (st) {
+    char what[1100];
+    snprintf(what, sizeof what, "build of %s", o->file);
+    return launch_fail_status(l, st, what);
+  }
+  print_text(weft_program_build_log(s->program));
+  return 0;
+}
+
+static int kernel_names(const weft_program *program, char *buf, size_t size) {
+  int n = 0;
+  size_t len = 0;
+  buf[0] = 0;
+  for (const char *name; (name = weft_program_kernel_name(program, (unsigned)n)); n++)
+    if (len < size)
+      len += (size_t)snprintf(buf + len, size - len, "%s%s", n ? ", " : "", name);
+  return n;
+}
+
+static int find_kernel(launch *l) {
+  const launch_cmd *cmd = l->cmd;
+  const run_opts *o = &l->o;
+  run_state *s = &l->s;
+  char names[1024];
+  int n = kernel_names(s->program, names, sizeof names);
+  const char *name = o->value[O_KERNEL];
+  if (!n) return fail(1, "no kernels in %s", o->file);
+  if (!name && n > 1)
+    return fail(2, "%s: %s has %d kernels (%s): choose one with -k", cmd->name, o->file, n, names);
+  if (!name) name = weft_program_kernel_name(s->program, 0);
+  weft_status st = weft_kernel_create(s->program, name, &s->kernel);
+  if (st == WEFT_ERROR_KERNEL_NOT_FOUND)
+    return fail(2, "%s: no kernel '%s' in %s (it has %s)", cmd->name, name, o->file, names);
+  if (st) return launch_fail_status(l, st, "weft_kernel_create");
+  return 0;
+}
+
+/* "uint* out, int n" for messages about the argument count. */
+static void param_list(const weft_kernel *k, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (unsigned i = 0; i < weft_kernel_num_args(k) && len < size; i++) {
+    weft_arg_info info;
+    if (weft_kernel_arg_info(k, i, &info)) break;
+    len += (size_t)snprintf(buf + len, size - len, "%s%u: %s %s", i ? ", " : "", i,
+                            info.type_name, info.name);
+  }
+}
+
+static int check_args(launch *l) {
+  const launch_cmd *cmd = l->cmd;
+  const run_opts *o = &l->o;
+  const run_plan *p = &l->p;
+  run_state *s = &l->s;
+  char err[512], params[1024];
+  s->nargs = weft_kernel_num_args(s->kernel);
+  if ((unsigned)o->nargs != s->nargs) {
+    param_list(s->kernel, params, sizeof params);
+    return fail(2, "%s: kernel '%s' has %u parameter%s (%s) but %d --arg %s given", cmd->name,
+                weft_kernel_name(s->kernel), s->nargs, s->nargs == 1 ? "" : "s",
+                s->nargs ? params : "none", o->nargs, o->nargs == 1 ? "was" : "were");
+  }
+  for (unsigned i = 0; i < s->nargs; i++) {
+    weft_arg_info info;
+    weft_status st = weft_kernel_arg_info(s->kernel, i, &info);
+    if (st) return launch_fail_status(l, st, "weft_kernel_arg_info");
+    if (argspec_check(&p->specs[i], i, &info, err, sizeof err))
+      return fail(2, "%s: --arg %u '%s': %s", cmd->name, i, o->args[i], err);
+  }
+  for (int i = 0; i < o->nouts; i++) {
+    unsigned k = p->out_index[i];
+    if (k >= s->nargs || p->specs[k].kind != ARGSPEC_BUFFER)
+      return fail(2, "%s: --out '%s': parameter %u is not a buffer (TYPE[N]=INIT) argument",
+                  cmd->name, o->outs[i], k);
+  }
+  return 0;
+}
+
+static int alloc_args(launch *l) {
+  const launch_cmd *cmd = l->cmd;
+  const run_opts *o = &l->o;
+  const run_plan *p = &l->p;
+  run_state *s = &l->s;
+  size_t total = 0;
+  s->args = calloc(s->nargs + 1, sizeof *s->args);
+  s->bufs = calloc(s->nargs + 1, sizeof *s->bufs);
+  if (!s->args || !s->bufs) return fail(1, "out of memory");
+  for (unsigned i = 0; i < s->nargs; i++) {
+    const argspec *a = &p->specs[i];
+    if (a->kind == ARGSPEC_BUFFER && (total += argspec_bytes(a)) > ARGSPEC_MAX_BYTES)
+      return fail(2, "%s: the buffers of --arg 0 to %u take more than %zu GiB together",
+                  cmd->name, i, ARGSPEC_MAX_BYTES >> 30);
+  }
+  for (unsigned i = 0; i < s->nargs; i++) {
+    const argspec *a = &p->specs[i];
+    weft_arg_info info;
+    weft_kernel_arg_info(s->kernel, i, &info);
+    weft_arg *arg = &s->args[i];
+    arg->kind = info.kind;
+    arg->type = a->type;
+    arg->size = argspec_bytes(a);
+    if (a->kind == ARGSPEC_SCALAR) {
+      /* A 3-element vector is passed in a 4-element slot: the spare bytes stay zero. */
+      arg->size = info.size > arg->size && info.size <= sizeof a->value ? info.size : arg->size;
+      arg->value = a->value;
+    } else if (a->kind == ARGSPEC_BUFFER) {
+      size_t bytes = (arg->size + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
+      if (!(s->bufs[i] = aligned_alloc(64, bytes)))
+        return fail(1, "cannot allocate %zu bytes for --arg %u '%s'", arg->size, i, o->args[i]);
+      arg->value = s->bufs[i];
+    }
+  }
+  return 0;
+}
+
+int launch_fill_args(launch *l) {
+  const run_opts *o = &l->o;
+  const run_plan *p = &l->p;
+  run_state *s = &l->s;
+  char err[512];
+  for (unsigned i = 0; i < s->nargs; i++)
+    if (s->bufs[i] && argspec_fill(&p->specs[i], s->bufs[i], err, sizeof err))
+      return fail(1, "--arg %u '%s': %s", i, o->args[i], err);
+  return 0;
+}
+
+/* ---- writing results ---- */
+
+static int write_all(int fd, const char *path, const char *p, size_t size) {
+  while (size) {
+    ssize_t w = write(fd, p, size);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
+    p += w, size -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A path that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO) is written
+ * in place: renaming a file over it would replace the device. */
+static int write_special(const char *path, const void *data, size_t size) {
+  int fd = open(path, O_WRONLY), rc = 0;
+  if (fd < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
+  rc = write_all(fd, path, data, size);
+  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
+  return rc;
+}
+
+/* The temporary file is in the same directory as path, so that rename() does not cross file
+ * systems. */
+int write_file(const char *path, const void *data, size_t size) {
+  struct stat info;
+  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) return write_special(path, data, size);
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 8);
+  if (!tmp) return fail(1, "out of memory");
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".XXXXXX", 8);
+  int fd = mkstemp(tmp), rc = 0;
+  if (fd < 0) {
+    rc = fail(1, "cannot write %s: %s", path, strerror(errno));
+    free(tmp);
+    return rc;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask); /* mkstemp's 0600 is not what the user would get from > PATH */
+  rc = write_all(fd, path, data, size);
+  if (!rc && fsync(fd)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
+  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
+  if (!rc && rename(tmp, path)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
+  if (rc) unlink(tmp);
+  free(tmp);
+  return rc;
+}
+
+int launch_write_outputs(const launch *l) {
+  const run_opts *o = &l->o;
+  const run_plan *p = &l->p;
+  const run_state *s = &l->s;
+  for (int i = 0; i < o->nouts; i++) {
+    unsigned k = p->out_index[i];
+    if (write_file(p->out_path[i], s->bufs[k], s->args[k].size)) return 1;
+  }
+  return 0;
+}
+
+static void print_dims(FILE *f, const size_t *v, unsigned dims) {
+  for (unsigned d = 0; d < dims; d++) fprintf(f, "%s%zu", d ? "x" : "", v[d]);
+}
+
+static void print_stats(FILE *f, const run_plan *p, const run_state *s, const weft_stats *st) {
+  weft_options w = weft_context_options(s->ctx);
+  uint64_t groups = st->groups_run + st->groups_skipped;
+  fprintf(f, "kernel              %s (policy %s, W %u, G %u, %u thread%s)\n",
+           weft_kernel_name(s->kernel), w.policy, w.warp, w.lanes, w.threads,
+           w.threads == 1 ? "" : "s");
+  fprintf(f, "NDRange             ");
+  print_dims(f, p->range.global, p->range.dims);
+  fprintf(f, " in work-groups of ");
+  print_dims(f, p->range.local, p->range.dims);
+  fprintf(f, " (%llu work-groups, %llu warps)\n", (unsigned long long)st->work_groups,
+           (unsigned long long)st->warps);
+  fprintf(f, "time                %.3f ms", st->time_ms);
+  if (p->repeat > 1) fprintf(f, " (median of %u launches)", p->repeat);
+  fputc('\n', f);
+  fprintf(f, "SIMD efficiency     %.1f%%\n", 100 * st->simd_efficiency);
+  fprintf(f, "block execs         %llu\n", (unsigned long long)st->block_execs);
+  fprintf(f, "divergent branches  %llu\n", (unsigned long long)st->divergent_branches);
+  fprintf(f, "reconvergences      %llu\n", (unsigned long long)st->reconvergences);
+  fprintf(f, "lane groups         %llu run, %llu skipped (%.1f%%)\n",
+           (unsigned long long)st->groups_run, (unsigned long long)st->groups_skipped,
+           groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
+  fprintf(f, "policy calls        %llu\n", (unsigned long long)st->policy_calls);
+  fprintf(f, "barriers            %llu\n", (unsigned long long)st->barriers);
+}
+
+void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void json_stats(FILE *f, const run_plan *p, const run_state *s, const weft_stats *st) {
+  weft_options w = weft_context_options(s->ctx);
+  const struct { const char *name; uint64_t v; } counts[] = {
+      {"work_groups", st->work_groups},   {"warps", st->warps},
+      {"block_execs", st->block_execs},   {"instr_execs", st->instr_execs},
+      {"lane_instrs", st->lane_instrs},   {"groups_run", st->groups_run},
+      {"groups_skipped", st->groups_skipped}, {"divergent_branches", st->divergent_branches},
+      {"reconvergences", st->reconvergences}, {"policy_calls", st->policy_calls},
+      {"barriers", st->barriers},
+  };
+  fputs("{\"kernel\": ", f);
+  json_string(f, weft_kernel_name(s->kernel));
+  fputs(", \"policy\": ", f);
+  json_string(f, w.policy);
+  fprintf(f, ", \"warp\": %u, \"lanes\": %u, \"threads\": %u", w.warp, w.lanes, w.threads);
+  fprintf(f, ", \"global\": [%zu, %zu, %zu], \"local\": [%zu, %zu, %zu], \"dims\": %u",
+          p->range.global[0], p->range.global[1], p->range.global[2], p->range.local[0],
+          p->range.local[1], p->range.local[2], p->range.dims);
+  fprintf(f, ", \"repeat\": %u, \"time_ms\": %.6f, \"simd_efficiency\": %.6f", p->repeat,
+          st->time_ms, st->simd_efficiency);
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    fprintf(f, ", \"%s\": %llu", counts[i].name, (unsigned long long)counts[i].v);
+  fputs("}\n", f);
+}
+
+int launch_write_stats(const launch *l, const weft_stats *st, FILE *f) {
+  const run_opts *o = &l->o;
+  const run_plan *p = &l->p;
+  const run_state *s = &l->s;
+  if (o->stats) print_stats(f, p, s, st);
+  if (!o->value[O_STATS_JSON]) return 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) return fail(1, "out of memory");
+  json_stats(mem, p, s, st);
+  fclose(mem);
+  int rc = write_file(o->value[O_STATS_JSON], text, len);
+  free(text);
+  return rc;
+}
+
+/* ---- one invocation ---- */
+
+/* Reads the command line and the file's defaults into l->o; -1 to go on, else an exit code. */
+static int read_options(launch *l, int argc, char **argv) {
+  run_opts *o = &l->o, *f = &l->f;
+  o->args = calloc((size_t)argc, sizeof *o->args);
+  o->outs = calloc((size_t)argc, sizeof *o->outs);
+  if (!o->args || !o->outs) return fail(1, "out of memory");
+  int rc = parse_words(l->cmd, argc - 1, argv + 1, o, NULL);
+  if (rc < 0 && !o->file) rc = fail(2, "%s: no input file\n%s", l->cmd->name, l->cmd->usage);
+  if (rc >= 0 || o->no_defaults) return rc;
+  if ((rc = read_defaults(l->cmd, o, f, &l->defaults, &l->words)) >= 0 || !l->defaults)
+    return rc;
+  /* o's arrays have room for argc words; the file's lists may be longer. */
+  const char **a = realloc(o->args, sizeof *a * (size_t)(argc + f->nargs));
+  if (a) o->args = a;
+  const char **b = a ? realloc(o->outs, sizeof *b * (size_t)(argc + f->nouts)) : NULL;
+  if (b) o->outs = b;
+  if (!a || !b) return fail(1, "out of memory");
+  merge(o, f);
+  return -1;
+}
+
+int launch_read(launch *l, const launch_cmd *cmd, int argc, char **argv) {
+  l->cmd = cmd;
+  int rc = read_options(l, argc, argv);
+  if (rc < 0 && (rc = make_plan(l)) == 0) rc = -1;
+  return rc;
+}
+
+int launch_prepare(launch *l) {
+  int rc = build(l);
+  if (!rc) rc = find_kernel(l);
+  if (!rc) rc = check_args(l);
+  if (!rc) rc = alloc_args(l);
+  return rc;
+}
+
+void launch_free(launch *l) {
+  run_state *s = &l->s;
+  for (unsigned i = 0; s->bufs && i < s->nargs; i++) free(s->bufs[i]);
+  free(s->bufs), free(s->args);
+  if (s->kernel) weft_kernel_release(s->kernel);
+  if (s->program) weft_program_release(s->program);
+  if (s->ctx) weft_context_release(s->ctx);
+  free(l->p.specs), free(l->p.out_index), free(l->p.out_path);
+  free(l->o.args), free(l->o.outs), free(l->f.args), free(l->f.outs);
+  free(l->defaults), free(l->words);
+}
