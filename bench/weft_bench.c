@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   weft_context *ctx;
-  weft_options wo = {o.threads, o.policy, o.warp, o.lanes};
+  weft_options wo = {.threads = o.threads, .policy = o.policy, .warp = o.warp, .lanes = o.lanes};
   if (weft_context_create(&wo, &ctx)) return fprintf(stderr, "weft_bench: bad options\n"), 2;
   weft_options r = weft_context_options(ctx);
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s, median of %u runs\n\n", r.threads,

@@ -207,7 +207,7 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
   void *st = warp_state(w, i);
   uint32_t pc, guard;
   uint64_t mask;
-  p->policy->init(st, p->k, live);
+  p->policy->init(st, p->k, &p->cfg, live);
   if (!p->policy->next(st, &pc, &mask, &guard) || pc != 0 || mask != live || guard != end)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_JIT,
                     "policy '%s' does not start a warp at PC 0 with all its lanes", p->policy->name);
@@ -300,16 +300,18 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
                     p->k->name, p->nwarps, p->k->frame_size, p->local_bytes);
   group_setup(w, p, index);
   weft_status s = WEFT_SUCCESS;
-  unsigned ended = 0;
-  for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) {
-    warp_setup(w, i);
-    s = first_call(w, p, i);
-    ended += w->ended[i];
+  unsigned ended = 0, started = 0;
+  for (; started < p->nwarps && s == WEFT_SUCCESS; started++) {
+    warp_setup(w, started);
+    s = first_call(w, p, started);
+    ended += w->ended[started];
   }
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
     if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);
   }
+  for (unsigned i = 0; p->policy->release && i < started; i++) /* the warps that had an init */
+    if (!w->ended[i]) p->policy->release(warp_state(w, i));
   w->counters.work_groups++;
   w->counters.warps += p->nwarps;
   return s;

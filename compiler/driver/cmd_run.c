@@ -23,9 +23,9 @@
 
 static const char usage[] =
     "usage: weft run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]...\n"
-    "                [--out I=PATH]... [--policy NAME] [--warp W] [--lanes G] [--threads N]\n"
-    "                [--repeat N] [--stats] [--stats-json PATH] [--build-options OPTS]\n"
-    "                [--no-defaults]\n"
+    "                [--out I=PATH]... [--policy NAME] [--split-order rr|lowest-pc]\n"
+    "                [--max-splits N] [--warp W] [--lanes G] [--threads N] [--repeat N]\n"
+    "                [--stats] [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "\n"
     "Builds KERNEL from FILE.cl and runs it over the NDRange, one warp of W work-items at a time,\n"
     "with GPU (SIMT) semantics.\n"
@@ -45,6 +45,10 @@ static const char usage[] =
     "  --out I=PATH         after a successful run, write buffer parameter I (0-based position)\n"
     "                       to PATH as raw bytes\n"
     "  --policy NAME        reconvergence policy: stack (default), mp, mp-orec, pc\n"
+    "  --split-order ORDER  mp, mp-orec: which ready split of a warp runs next: rr (round\n"
+    "                       robin, default) or lowest-pc\n"
+    "  --max-splits N       mp, mp-orec: at most N >= 2 ready splits per warp (2 models the\n"
+    "                       dual-path stack); a split past them waits; 0 (default): W\n"
     "  --warp W             work-items per warp: 4, 8, 16, 32 (default) or 64\n"
     "  --lanes G            lanes per vector: 4, 8 or 16, at most W; default 16 with\n"
     "                       AVX-512, else 8\n"
@@ -69,12 +73,13 @@ static const char usage[] =
 
 /* Options that take a value; kept as text until the command line and the file are merged. */
 enum { O_KERNEL, O_GLOBAL, O_LOCAL, O_POLICY, O_WARP, O_LANES, O_THREADS, O_REPEAT,
-       O_STATS_JSON, O_BUILD_OPTIONS, NOPTS };
+       O_STATS_JSON, O_BUILD_OPTIONS, O_SPLIT_ORDER, O_MAX_SPLITS, NOPTS };
 static const char *const opt_names[NOPTS] = {
     [O_KERNEL] = "-k",         [O_GLOBAL] = "-g",   [O_LOCAL] = "-l",
     [O_POLICY] = "--policy",   [O_WARP] = "--warp", [O_LANES] = "--lanes",
     [O_THREADS] = "--threads", [O_REPEAT] = "--repeat", [O_STATS_JSON] = "--stats-json",
-    [O_BUILD_OPTIONS] = "--build-options",
+    [O_BUILD_OPTIONS] = "--build-options", [O_SPLIT_ORDER] = "--split-order",
+    [O_MAX_SPLITS] = "--max-splits",
 };
 
 typedef struct run_opts {
@@ -206,9 +211,15 @@ static int parse_options(const run_opts *o, run_plan *p) {
   weft_options *w = &p->options;
   p->repeat = 1;
   if (parse_unsigned(o, O_WARP, &w->warp) || parse_unsigned(o, O_LANES, &w->lanes) ||
-      parse_unsigned(o, O_THREADS, &w->threads) || parse_unsigned(o, O_REPEAT, &p->repeat))
+      parse_unsigned(o, O_THREADS, &w->threads) || parse_unsigned(o, O_REPEAT, &p->repeat) ||
+      parse_unsigned(o, O_MAX_SPLITS, &w->max_splits))
     return 2;
   w->policy = o->value[O_POLICY];
+  w->split_order = o->value[O_SPLIT_ORDER];
+  if (w->split_order && strcmp(w->split_order, "rr") && strcmp(w->split_order, "lowest-pc"))
+    return fail(2, "run: --split-order %s: the order must be rr or lowest-pc", w->split_order);
+  if (w->max_splits == 1)
+    return fail(2, "run: --max-splits 1: give 0 (no bound) or at least 2 splits");
   if (w->warp && (w->warp < 4 || w->warp > 64 || (w->warp & (w->warp - 1))))
     return fail(2, "run: --warp %u: W must be 4, 8, 16, 32 or 64", w->warp);
   if (w->lanes && w->lanes != 4 && w->lanes != 8 && w->lanes != 16)
@@ -496,9 +507,12 @@ static void print_dims(FILE *f, const size_t *v, unsigned dims) {
 static void print_stats(const run_plan *p, const run_state *s, const weft_stats *st) {
   weft_options w = weft_context_options(s->ctx);
   uint64_t groups = st->groups_run + st->groups_skipped;
-  printf("kernel              %s (policy %s, W %u, G %u, %u thread%s)\n",
+  printf("kernel              %s (policy %s, W %u, G %u, %u thread%s",
          weft_kernel_name(s->kernel), w.policy, w.warp, w.lanes, w.threads,
          w.threads == 1 ? "" : "s");
+  if (!strncmp(w.policy, "mp", 2)) /* the options only mp and mp-orec use */
+    printf(", split order %s, max splits %u", w.split_order, w.max_splits);
+  printf(")\n");
   printf("NDRange             ");
   print_dims(stdout, p->range.global, p->range.dims);
   printf(" in work-groups of ");
@@ -517,6 +531,11 @@ static void print_stats(const run_plan *p, const run_state *s, const weft_stats 
          groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
   printf("policy calls        %llu\n", (unsigned long long)st->policy_calls);
   printf("barriers            %llu\n", (unsigned long long)st->barriers);
+  printf("early reconvergences %llu\n", (unsigned long long)st->early_reconvergences);
+  printf("splits per warp     max %llu, average %.3f\n",
+         (unsigned long long)st->max_splits_per_warp, st->avg_splits_per_warp);
+  printf("table entries       split table max %llu, reconvergence table max %llu\n",
+         (unsigned long long)st->max_st_entries, (unsigned long long)st->max_rt_entries);
 }
 
 static void json_string(FILE *f, const char *s) {
@@ -537,18 +556,24 @@ static void json_stats(FILE *f, const run_plan *p, const run_state *s, const wef
       {"lane_instrs", st->lane_instrs},   {"groups_run", st->groups_run},
       {"groups_skipped", st->groups_skipped}, {"divergent_branches", st->divergent_branches},
       {"reconvergences", st->reconvergences}, {"policy_calls", st->policy_calls},
-      {"barriers", st->barriers},
+      {"barriers", st->barriers},         {"early_reconvergences", st->early_reconvergences},
+      {"max_splits_per_warp", st->max_splits_per_warp},
+      {"max_st_entries", st->max_st_entries}, {"max_rt_entries", st->max_rt_entries},
+      {"max_splits", w.max_splits},
   };
   fputs("{\"kernel\": ", f);
   json_string(f, weft_kernel_name(s->kernel));
   fputs(", \"policy\": ", f);
   json_string(f, w.policy);
   fprintf(f, ", \"warp\": %u, \"lanes\": %u, \"threads\": %u", w.warp, w.lanes, w.threads);
+  fputs(", \"split_order\": ", f);
+  json_string(f, w.split_order);
   fprintf(f, ", \"global\": [%zu, %zu, %zu], \"local\": [%zu, %zu, %zu], \"dims\": %u",
           p->range.global[0], p->range.global[1], p->range.global[2], p->range.local[0],
           p->range.local[1], p->range.local[2], p->range.dims);
   fprintf(f, ", \"repeat\": %u, \"time_ms\": %.6f, \"simd_efficiency\": %.6f", p->repeat,
           st->time_ms, st->simd_efficiency);
+  fprintf(f, ", \"avg_splits_per_warp\": %.6f", st->avg_splits_per_warp);
   for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
     fprintf(f, ", \"%s\": %llu", counts[i].name, (unsigned long long)counts[i].v);
   fputs("}\n", f);

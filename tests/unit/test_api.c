@@ -105,6 +105,32 @@ static void options_out_of_range(void **state) {
   weft_context_release(ctx);
 }
 
+/* split_order and max_splits: resolved to "rr" and W, checked at creation and when set. */
+static void split_options(void **state) {
+  (void)state;
+  weft_context *ctx = NULL;
+  weft_options order = {.split_order = "fifo"}, one = {.max_splits = 1};
+  assert_int_equal(weft_context_create(&order, &ctx), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_create(&one, &ctx), WEFT_ERROR_INVALID_VALUE);
+  weft_options ok = {.warp = 8, .threads = 1, .policy = "mp"};
+  assert_int_equal(weft_context_create(&ok, &ctx), WEFT_SUCCESS);
+  weft_options r = weft_context_options(ctx);
+  assert_string_equal(r.split_order, "rr");
+  assert_int_equal(r.max_splits, 8);
+  assert_int_equal(weft_context_set_splits(ctx, "lowest-pc", 2), WEFT_SUCCESS);
+  r = weft_context_options(ctx);
+  assert_string_equal(r.split_order, "lowest-pc");
+  assert_int_equal(r.max_splits, 2);
+  assert_int_equal(weft_context_set_splits(ctx, NULL, 1), WEFT_ERROR_INVALID_VALUE);
+  assert_non_null(strstr(weft_last_error(ctx), "at least 2"));
+  assert_int_equal(weft_context_set_splits(ctx, "lowest", 0), WEFT_ERROR_INVALID_VALUE);
+  assert_non_null(strstr(weft_last_error(ctx), "'lowest'"));
+  assert_int_equal(weft_context_options(ctx).max_splits, 2); /* unchanged by the failures */
+  assert_int_equal(weft_context_set_splits(ctx, NULL, 100), WEFT_SUCCESS);
+  assert_int_equal(weft_context_options(ctx).max_splits, 8); /* above W: W */
+  weft_context_release(ctx);
+}
+
 static weft_status run_one(weft_context *ctx, const char *name, const char *src, unsigned nargs,
                            weft_arg *args, size_t global, size_t local) {
   weft_program *p;
@@ -194,6 +220,7 @@ int main(void) {
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
+      cmocka_unit_test(split_options),
       cmocka_unit_test(divergent_barrier_is_reported),
       cmocka_unit_test(barrier_after_return_is_reported),
       cmocka_unit_test(fp_contract_off_is_honoured),

@@ -16,7 +16,7 @@
 
 
 static weft_runtime *make_rt(unsigned threads) {
-  weft_options o = {threads, "stack", fake_w, fake_g};
+  weft_options o = {.threads = threads, .policy = "stack", .warp = fake_w, .lanes = fake_g};
   weft_runtime *rt = NULL;
   assert_int_equal(runtime_create(&o, &rt), WEFT_SUCCESS);
   return rt;
@@ -481,11 +481,11 @@ static void other_errors(void **state) {
                    WEFT_ERROR_INVALID_VALUE);
   /* The runtime's own options are checked too. */
   weft_runtime *none = NULL;
-  weft_options o = {1, "mp-nope", 4, 4};
+  weft_options o = {.threads = 1, .policy = "mp-nope", .warp = 4, .lanes = 4};
   assert_int_equal(runtime_create(&o, &none), WEFT_ERROR_INVALID_VALUE);
-  o = (weft_options){1, "stack", 4, 8};
+  o = (weft_options){.threads = 1, .policy = "stack", .warp = 4, .lanes = 8};
   assert_int_equal(runtime_create(&o, &none), WEFT_ERROR_INVALID_VALUE);
-  o = (weft_options){0, "stack", 32, 8};
+  o = (weft_options){.threads = 0, .policy = "stack", .warp = 32, .lanes = 8};
   assert_int_equal(runtime_create(&o, &none), WEFT_ERROR_INVALID_VALUE);
   assert_null(none);
   weft_options got = runtime_options(rt);

@@ -205,7 +205,7 @@ static void two_barriers_in_one_warp(void **state) {
 
 
 static weft_runtime *make_rt(const char *policy) {
-  weft_options o = {1, policy, fake_w, fake_g};
+  weft_options o = {.threads = 1, .policy = policy, .warp = fake_w, .lanes = fake_g};
   weft_runtime *rt = NULL;
   assert_int_equal(runtime_create(&o, &rt), WEFT_SUCCESS);
   return rt;
