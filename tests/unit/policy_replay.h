@@ -85,6 +85,12 @@ static void split2(replay *r, uint32_t from, uint32_t t0, uint64_t m0, uint32_t 
   assert_int_equal(branch(r, from, 2, (uint32_t[]){t0, t1}, (uint64_t[]){m0, m1}), 0);
 }
 
+/* next() gives this split now, and it goes on to `to` as one piece. */
+static inline void step(replay *r, uint32_t pc, uint64_t mask, uint32_t guard, uint32_t to) {
+  expect_next(r, pc, mask, guard);
+  jump(r, pc, to);
+}
+
 /* The split last offered reached the barrier ending block `from`; it resumes at `resume`. */
 static weft_status barrier(replay *r, uint32_t from, uint32_t resume) {
   r->ctx.event = WEFT_EVENT_BARRIER, r->ctx.from_pc = from, r->ctx.ntargets = 1;

@@ -407,19 +407,16 @@ static void lowest_pc_order(void **state) {
   expect_next(&r, 0, 0xf, 7);
   split2(&r, 0, 1, 0x5, 2, 0xa);
   expect_next(&r, 1, 0x5, 6);
-  expect_next(&r, 1, 0x5, 6); /* still the lowest: rr would have moved on to C */
-  jump(&r, 1, 6);
+  step(&r, 1, 0x5, 6, 6); /* still the lowest: rr would have moved on to C */
   expect_next(&r, 2, 0xa, 6);
   split2(&r, 2, 3, 0x2, 4, 0x8);
-  expect_next(&r, 3, 0x2, 5);
-  jump(&r, 3, 5);
-  expect_next(&r, 4, 0x8, 5);
-  jump(&r, 4, 5);
-  expect_next(&r, 5, 0xa, 6);
-  jump(&r, 5, 6);
+  step(&r, 3, 0x2, 5, 5);
+  step(&r, 4, 0x8, 5, 5);
+  step(&r, 5, 0xa, 6, 6);
   expect_next(&r, 6, 0xf, 7);
   replay_done(&r);
 }
+
 /* --max-splits 2 (the paper's Section 5, the dual-path stack) on Figure 6: when C diverges, D
  * takes the slot C left and E finds both taken: it waits, is never offered, and becomes ready
  * when D arrives at F. The stats count E among the splits but not among the ST entries. */
@@ -471,12 +468,9 @@ static void max_splits_no_deadlock(void **state) {
   replay_init_cfg(&r, "mp-orec", 5, ipdom, 0xf, (policy_config){SPLIT_LOWEST_PC, 2});
   expect_next(&r, 0, 0xf, 5);
   assert_int_equal(branch(&r, 0, 3, (uint32_t[]){1, 2, 3}, (uint64_t[]){0x1, 0x2, 0xc}), 0);
-  expect_next(&r, 1, 0x1, 4);
-  jump(&r, 1, 4);
-  expect_next(&r, 2, 0x2, 4);
-  jump(&r, 2, 4);
-  expect_next(&r, 3, 0xc, 4);
-  jump(&r, 3, 4);
+  step(&r, 1, 0x1, 4, 4);
+  step(&r, 2, 0x2, 4, 4);
+  step(&r, 3, 0xc, 4, 4);
   expect_next(&r, 4, 0xf, 5);
   replay_done(&r);
 }
