@@ -171,8 +171,8 @@ static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i
                     k->name, line, at, m, live);
   if (s == WEFT_ERROR_OUT_OF_MEMORY)
     return rt_error(w->err, sizeof w->err, s,
-                    "kernel '%s': the tables of policy '%s' are full after block %u of %s "
-                    "(lanes %s); the kernel nests reconvergence points too deeply",
+                    "kernel '%s': the tables of policy '%s' are full and cannot grow (out of "
+                    "memory) after block %u of %s (lanes %s)",
                     k->name, p->policy->name, c->from_pc, at, m);
   return rt_error(w->err, sizeof w->err, s,
                   "kernel '%s': bad event %u from block %u of %s (ntargets %u, lanes %s); a "
