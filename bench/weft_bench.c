@@ -1,6 +1,7 @@
 /* weft_bench: weft against plain C in one process, as ratios of medians.
  *
  *   weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P] [--only NAME]
+ *              [--split-order rr|lowest-pc] [--max-splits N]
  *
  * Baselines are the same per-item algorithms as plain C (bench/baselines.c, clang-19 -O3
  * -march=native -ffp-contract=off), split over the same number of threads. Each workload is run
@@ -20,6 +21,8 @@ void base_vector_add(const float *a, const float *b, float *c, size_t begin, siz
 typedef struct bench_opts {
   unsigned threads, runs, warp, lanes;
   const char *policy, *only;
+  const char *split_order; /* mp, mp-orec: NULL for the default */
+  unsigned max_splits;
 } bench_opts;
 
 static double now_ms(void) {
@@ -246,24 +249,29 @@ static int parse(int argc, char **argv, bench_opts *o) {
     else if (!strcmp(argv[i], "--lanes")) o->lanes = (unsigned)atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--policy")) o->policy = argv[i + 1];
     else if (!strcmp(argv[i], "--only")) o->only = argv[i + 1];
+    else if (!strcmp(argv[i], "--split-order")) o->split_order = argv[i + 1];
+    else if (!strcmp(argv[i], "--max-splits")) o->max_splits = (unsigned)atoi(argv[i + 1]);
     else return 0;
   }
   return (argc % 2) && o->threads >= 1 && o->threads <= 256 && o->runs >= 1;
 }
 
 int main(int argc, char **argv) {
-  bench_opts o = {2, 7, 0, 0, "stack", NULL};
+  bench_opts o = {2, 7, 0, 0, "stack", NULL, NULL, 0};
   if (!parse(argc, argv, &o)) {
     fprintf(stderr, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]\n"
+                    "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
                     "                  [--only mandelbrot|vector_add|launch]\n");
     return 2;
   }
   weft_context *ctx;
-  weft_options wo = {.threads = o.threads, .policy = o.policy, .warp = o.warp, .lanes = o.lanes};
+  weft_options wo = {.threads = o.threads, .policy = o.policy, .warp = o.warp, .lanes = o.lanes,
+                     .split_order = o.split_order, .max_splits = o.max_splits};
   if (weft_context_create(&wo, &ctx)) return fprintf(stderr, "weft_bench: bad options\n"), 2;
   weft_options r = weft_context_options(ctx);
-  printf("weft_bench: %u threads, W=%u, G=%u, policy %s, median of %u runs\n\n", r.threads,
-         r.warp, r.lanes, r.policy, o.runs);
+  printf("weft_bench: %u threads, W=%u, G=%u, policy %s (split order %s, max splits %u), "
+         "median of %u runs\n\n", r.threads, r.warp, r.lanes, r.policy, r.split_order,
+         r.max_splits, o.runs);
   printf("%-28s %10s %10s %9s\n", "workload", "plain C ms", "weft ms", "speedup");
   if (!o.only || !strcmp(o.only, "mandelbrot")) bench_mandelbrot(ctx, &o);
   if (!o.only || !strcmp(o.only, "vector_add")) bench_vector_add(ctx, &o);

@@ -75,6 +75,10 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (o->lanes != 4 && o->lanes != 8 && o->lanes != 16)
     return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes), WEFT_ERROR_INVALID_VALUE;
   if (!o->policy) o->policy = "stack";
+  policy_config cfg;
+  if (policy_config_make(o->split_order, o->max_splits, o->warp, &cfg, why, n))
+    return WEFT_ERROR_INVALID_VALUE;
+  o->split_order = split_order_name(cfg.order), o->max_splits = cfg.max_splits;
   return WEFT_SUCCESS;
 }
 
@@ -126,9 +130,18 @@ weft_status weft_context_set_policy(weft_context *ctx, const char *policy) {
   return WEFT_SUCCESS;
 }
 
+weft_status weft_context_set_splits(weft_context *ctx, const char *split_order,
+                                    unsigned max_splits) {
+  if (!ctx) return WEFT_ERROR_INVALID_VALUE;
+  char why[128];
+  weft_status st = runtime_set_splits(ctx->rt, split_order, max_splits, why, sizeof why);
+  return st ? set_error(ctx, st, "%s", why) : WEFT_SUCCESS;
+}
+
 weft_options weft_context_options(const weft_context *ctx) {
-  weft_options o = ctx->opts;
+  weft_options o = ctx->opts, r = runtime_options(ctx->rt);
   o.policy = ctx->policy;
+  o.split_order = r.split_order, o.max_splits = r.max_splits;
   return o;
 }
 

@@ -43,6 +43,10 @@ typedef struct weft_options {
   const char *policy; /* reconvergence policy: "stack" (NULL: "stack"), "mp", "mp-orec", "pc" */
   unsigned warp;      /* W, work-items per warp: 4, 8, 16, 32 or 64; 0: 32 */
   unsigned lanes;     /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */
+  /* How mp and mp-orec schedule the splits of a warp (stack and pc ignore both): */
+  const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
+  unsigned max_splits;     /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
+                              split that finds them all taken waits for one to end; 0: W */
   /* A context keeps one clang-19 started ahead of its next build (from its creation, and again
    * after each build), so that a build does not wait for clang's start-up (most of a small
    * kernel's build time). 1: the host builds one program, so nothing is started after it. */
@@ -53,6 +57,9 @@ WEFT_API weft_status weft_context_create(const weft_options *options, weft_conte
 WEFT_API void weft_context_release(weft_context *ctx);
 /* The policy of the following launches ("stack"). */
 WEFT_API weft_status weft_context_set_policy(weft_context *ctx, const char *policy);
+/* The split order and max splits of the following launches, as in weft_options. */
+WEFT_API weft_status weft_context_set_splits(weft_context *ctx, const char *split_order,
+                                             unsigned max_splits);
 /* The options in force, with every 0 and NULL replaced by its value. */
 WEFT_API weft_options weft_context_options(const weft_context *ctx);
 /* Why the last call on this context failed: a message naming the argument, kernel and source
@@ -128,9 +135,21 @@ typedef struct weft_stats {
   uint64_t groups_run;         /* lane groups that ran a block */
   uint64_t groups_skipped;     /* lane groups skipped because no lane was active (BCC) */
   uint64_t divergent_branches; /* branches whose active lanes went more than one way */
-  uint64_t reconvergences;     /* times diverged lanes met again at a reconvergence point */
+  uint64_t reconvergences;     /* times diverged lanes met again at a reconvergence point (the
+                                  IPDOM of their branch); early ones are not counted here */
   uint64_t policy_calls;       /* calls from generated code into the policy */
   uint64_t barriers;           /* barrier completions, per work-group */
+  uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting split at the same
+                                    PC and reconvergence point, before that point */
+  /* Splits of a warp at once: runnable, waiting for a table slot or at a barrier. Per warp and
+   * work-group its maximum; the largest, and their average over all warps. 1 under stack and pc,
+   * which run one split of a warp at a time. */
+  uint64_t max_splits_per_warp;
+  double avg_splits_per_warp;
+  /* mp, mp-orec: the most entries one warp's split table (splits not waiting for a slot) and
+   * reconvergence table held at once (the MP paper's Figure 19); 0 when no warp diverged, and
+   * under stack and pc. */
+  uint64_t max_st_entries, max_rt_entries;
 } weft_stats;
 
 /* Runs `kernel` over `range`. `args` has one entry per kernel parameter, in order. `stats` may

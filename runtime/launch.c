@@ -16,6 +16,7 @@
 struct weft_runtime {
   weft_options opts; /* resolved; opts.policy is the policy's own (static) name */
   const weft_policy_ops *policy;
+  policy_config cfg; /* opts.split_order and opts.max_splits, for the policy's init */
   weft_pool *pool;
   sched_worker *workers; /* one per pool worker */
   uint64_t serial;       /* launches so far */
@@ -32,12 +33,16 @@ weft_status runtime_create(const weft_options *resolved, weft_runtime **out) {
       !valid_width(resolved->lanes, 4, 16) || resolved->warp % resolved->lanes)
     return WEFT_ERROR_INVALID_VALUE;
   const weft_policy_ops *policy = policy_find(resolved->policy);
-  if (!policy) return WEFT_ERROR_INVALID_VALUE;
+  policy_config cfg;
+  if (!policy || policy_config_make(resolved->split_order, resolved->max_splits, resolved->warp,
+                                    &cfg, NULL, 0))
+    return WEFT_ERROR_INVALID_VALUE;
   weft_runtime *rt = calloc(1, sizeof *rt);
   if (!rt) return WEFT_ERROR_OUT_OF_MEMORY;
   rt->opts = *resolved;
   rt->opts.policy = policy->name;
   rt->policy = policy;
+  rt->cfg = cfg;
   size_t bytes = resolved->threads * sizeof(sched_worker);
   rt->workers = aligned_alloc(RT_CACHE_LINE, bytes);
   weft_status s = WEFT_ERROR_OUT_OF_MEMORY;
@@ -60,7 +65,17 @@ void runtime_release(weft_runtime *rt) {
   free(rt);
 }
 
-weft_options runtime_options(const weft_runtime *rt) { return rt->opts; }
+weft_options runtime_options(const weft_runtime *rt) {
+  weft_options o = rt->opts;
+  o.split_order = split_order_name(rt->cfg.order);
+  o.max_splits = rt->cfg.max_splits;
+  return o;
+}
+
+weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsigned max_splits,
+                               char *why, size_t n) {
+  return policy_config_make(split_order, max_splits, rt->opts.warp, &rt->cfg, why, n);
+}
 
 /* ---- checks ---- */
 
@@ -312,6 +327,7 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
   if (s == WEFT_SUCCESS) s = check_range(range, p, err, errlen);
   if (s != WEFT_SUCCESS) return s;
   p->k = k;
+  p->cfg = rt->cfg;
   p->policy = policy_find(policy ? policy : rt->opts.policy);
   if (!p->policy) {
     char names[128];

@@ -7,8 +7,8 @@
  *     reconvergence entry its lanes arrive at there (none for the kernel's end);
  *   - the reconvergence table (RT): per reconvergence point (PC, reconvergence mask, pending
  *     mask) plus the RPC and R-index the entry takes with it when it becomes a split again.
- * Any split of the ST may run; next() picks the ready splits round robin (the slot after the
- * one that ran last), as the paper's simulations do.
+ * Any ready split of the ST may run; next() picks one by the launch's split order: round robin
+ * (the slot after the one that ran last, as the paper's simulations do) or the lowest PC.
  *
  * A divergent branch from block b with R = ipdom[b] removes the split from the ST. Unless R is
  * the split's own RPC (the paper's second special case: a loop's exit, say), the split moves to
@@ -19,36 +19,52 @@
  * to the ST as a split at R with the whole reconvergence mask: a reconvergence. Lanes that reach
  * PC nblocks are finished for good.
  *
- * mp-orec: a split inserted into the ST (by a branch, a reconvergence or a barrier) at the same
- * PC, RPC and R-index as a waiting split merges into it: an early reconvergence, at block
- * granularity (counted with the reconvergences; weft_stats has no field of its own for it). The
- * R-index must match too, since the merged lanes must arrive at one entry.
+ * max_splits (the paper's Section 5; 2 models the dual-path stack): at most that many splits are
+ * ready, not counting those waiting at a barrier (so that lanes reaching a barrier on several
+ * paths never wait for a slot that only the barrier can free). A split inserted past the bound
+ * is parked: it holds its slot (so nothing is lost) but next() does not offer it until a ready
+ * split leaves (arrives, diverges, waits at a barrier); parked splits then become ready in the
+ * order they were parked. No deadlock: when no split is ready, a parked one always gets a slot.
+ * Splits are inserted parked and promote() admits them, so there is one way in.
  *
- * Bounds: the ST's masks are disjoint and non-empty, so it never holds more than W splits. Under
- * `mp` the live RT entries form a laminar family of masks with at least 2 lanes each (an entry
- * is made from a split that went at least two ways), each strictly inside its parent entry, so
- * there are at most W-1 of them. Under `mp-orec` a merged split can fill its whole entry, and an
- * entry it makes then has its parent's mask; such chains follow the post-dominator tree, so they
- * are bounded by the kernel, not by W. The RT has room for 2W entries; a table that would
- * overflow is reported (WEFT_ERROR_OUT_OF_MEMORY), never overwritten.
+ * mp-orec: a split inserted into the ST (by a branch, a reconvergence or a barrier) at the same
+ * PC, RPC and R-index as a waiting split (ready or parked) merges into it: an early
+ * reconvergence, at block granularity, counted apart from the reconvergences. The R-index must
+ * match too, since the merged lanes must arrive at one entry.
+ *
+ * Bounds: the ST's masks are disjoint and non-empty, so it never holds more than W splits (a
+ * bitmask of used slots finds a free one and the next ready one in O(1)). Under `mp` the live RT
+ * entries form a laminar family of masks with at least 2 lanes each (an entry is made from a
+ * split that went at least two ways), each strictly inside its parent entry, so there are at
+ * most W-1 of them. Under `mp-orec` a merged split can fill its whole entry, and an entry it
+ * makes then has its parent's mask; such chains follow the post-dominator tree, so they are
+ * bounded by the kernel's nesting, not by W. The RT starts with 2W entries in the state and
+ * grows on the heap as deep nesting needs (freed by release); a failed allocation is reported
+ * (WEFT_ERROR_OUT_OF_MEMORY), nothing is ever overwritten.
  *
  * Barriers: each split waits at a barrier on its own (the paper's Section 3.3.3); the barrier
  * completes when every work-item of the work-group waits (the scheduler decides). Splits of one
  * warp that wait at different barrier blocks count as waiting at one barrier, as threads of a
  * warp synchronise while diverged; the warp reports the lowest of those blocks. Lanes that wait
  * at a reconvergence point for lanes that wait at a barrier can never get there: the scheduler
- * reports that as a deadlock. */
+ * reports that as a deadlock.
+ *
+ * Stats: early reconvergences, and per warp the most splits (parked ones too), ST entries (all
+ * but the parked) and RT entries at once; see policy_counters. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime.h"
 
 #define MP_NONE UINT32_MAX
+#define MP_RT_MAX (1u << 24) /* RT entries: far beyond any kernel's nesting; then OUT_OF_MEMORY */
 
 typedef struct mp_split {
-  uint64_t mask;   /* 0: a free slot */
+  uint64_t mask;
   uint32_t pc, rpc;
   uint32_t rix;     /* reconvergence entry at rpc, MP_NONE for the kernel's end */
   uint32_t barrier; /* the block whose barrier the split waits at, or MP_NONE */
+  uint32_t seq;     /* when it was inserted: parked splits become ready oldest first */
 } mp_split;
 
 typedef struct mp_rec {
@@ -59,16 +75,22 @@ typedef struct mp_rec {
   uint32_t pad_;
 } mp_rec;
 
+/* Invariants: used is the set of ST slots holding a split; parked and waiting (at a barrier) are
+ * subsets of it and disjoint; the ready splits, used & ~parked & ~waiting, are at most
+ * max_ready. RT slots at and past rtop were never used since init; below rlow none is free. */
 typedef struct mp_state {
   const weft_compiled_kernel *k;
-  uint32_t orec;
-  uint32_t scap, rcap;  /* slots of each table */
+  uint32_t orec, order, max_ready;
   uint32_t cur;         /* the slot next() returned last: the events belong to it */
   uint32_t broken;      /* a table overflowed where no error could be returned */
+  uint32_t seq;         /* splits inserted so far */
   uint64_t live, finished;
-  uint64_t resolved;    /* RT entries that became splits again (for traces) */
+  uint64_t used, parked, waiting;
+  uint32_t rcap, rtop, rlow, rlive; /* RT: slots, high-water mark, see above, entries */
+  uint32_t most_splits; /* of this warp in this work-group, for split_excess */
   mp_split *st;
-  mp_rec *rt;
+  mp_rec *rt;           /* rt_inline, or a larger copy on the heap */
+  mp_rec *rt_inline;
 } mp_state;
 
 static size_t mp_state_size(const weft_compiled_kernel *k) {
@@ -76,32 +98,121 @@ static size_t mp_state_size(const weft_compiled_kernel *k) {
          2 * (size_t)k->warp * sizeof(mp_rec);
 }
 
-static void init(mp_state *s, const weft_compiled_kernel *k, uint64_t live, uint32_t orec) {
+/* Only the first split and the counters are written: the tables' slots are read only once the
+ * bitmask (ST) or the high-water mark (RT) says they were written since. */
+static void init(mp_state *s, const weft_compiled_kernel *k, const policy_config *cfg,
+                 uint64_t live, uint32_t orec) {
   char *at = (char *)s + rt_align64(sizeof(mp_state));
-  *s = (mp_state){.k = k, .orec = orec, .scap = k->warp, .rcap = 2 * k->warp, .live = live};
+  *s = (mp_state){.k = k, .orec = orec, .order = cfg->order, .live = live, .used = 1,
+                  .rcap = 2 * k->warp, .most_splits = 1};
+  s->max_ready = cfg->max_splits < 2 || cfg->max_splits > k->warp ? k->warp : cfg->max_splits;
   s->st = (mp_split *)at;
-  s->rt = (mp_rec *)(at + (size_t)k->warp * sizeof(mp_split));
-  memset(s->st, 0, s->scap * sizeof(mp_split));
-  memset(s->rt, 0, s->rcap * sizeof(mp_rec));
-  s->st[0] = (mp_split){live, 0, k->nblocks, MP_NONE, MP_NONE};
-  s->cur = s->scap - 1; /* round robin starts at slot 0 */
+  s->rt = s->rt_inline = (mp_rec *)(at + (size_t)k->warp * sizeof(mp_split));
+  s->st[0] = (mp_split){live, 0, k->nblocks, MP_NONE, MP_NONE, 0};
+  s->cur = k->warp - 1; /* round robin starts at slot 0 */
 }
-static void mp_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
-  init(st, k, live, 0);
+static void mp_init(void *st, const weft_compiled_kernel *k, const policy_config *cfg,
+                    uint64_t live) {
+  init(st, k, cfg, live, 0);
 }
-static void mp_orec_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
-  init(st, k, live, 1);
+static void mp_orec_init(void *st, const weft_compiled_kernel *k, const policy_config *cfg,
+                         uint64_t live) {
+  init(st, k, cfg, live, 1);
 }
+
+static void mp_release(void *st) {
+  mp_state *s = st;
+  if (s->rt != s->rt_inline) free(s->rt);
+  s->rt = s->rt_inline;
+}
+
+/* ---- the reconvergence table ---- */
+
+/* Doubles the RT, moving it to the heap; 0 when that is impossible. */
+static int rt_grow(mp_state *s) {
+  if (s->rcap >= MP_RT_MAX) return 0;
+  mp_rec *bigger = malloc(2 * (size_t)s->rcap * sizeof *bigger);
+  if (!bigger) return 0;
+  memcpy(bigger, s->rt, s->rtop * sizeof *bigger);
+  mp_release(s);
+  s->rt = bigger, s->rcap *= 2;
+  return 1;
+}
+
+/* A free RT slot (the first, as the paper allocates), or MP_NONE when the RT cannot grow. */
+static uint32_t rt_alloc(mp_state *s) {
+  uint32_t x = s->rlow;
+  while (x < s->rtop && s->rt[x].rmask) x++;
+  if (x == s->rtop && s->rtop == s->rcap && !rt_grow(s)) return MP_NONE;
+  if (x == s->rtop) s->rtop++;
+  s->rlow = x + 1, s->rlive++;
+  return x;
+}
+
+static void rt_free(mp_state *s, uint32_t x) {
+  s->rt[x].rmask = s->rt[x].pending = 0;
+  s->rlive--;
+  if (x < s->rlow) s->rlow = x;
+}
+
+/* ---- the split table ---- */
+
+static uint64_t ready_splits(const mp_state *s) { return s->used & ~s->parked & ~s->waiting; }
+
+static void st_remove(mp_state *s, uint32_t i) {
+  uint64_t bit = 1ull << i;
+  s->st[i].mask = 0;
+  s->used &= ~bit, s->parked &= ~bit, s->waiting &= ~bit;
+}
+
+/* Into the first free slot, parked: promote() decides when it may run. */
+static weft_status st_insert(mp_state *s, mp_split sp) {
+  if (!~s->used) return WEFT_ERROR_OUT_OF_MEMORY; /* disjoint masks: cannot happen */
+  uint32_t i = (uint32_t)__builtin_ctzll(~s->used);
+  if (i >= s->k->warp) return WEFT_ERROR_OUT_OF_MEMORY;
+  sp.seq = s->seq++;
+  s->st[i] = sp;
+  s->used |= 1ull << i, s->parked |= 1ull << i;
+  return WEFT_SUCCESS;
+}
+
+/* The oldest parked splits become ready while fewer than max_ready are. */
+static void promote(mp_state *s) {
+  int room = (int)s->max_ready - __builtin_popcountll(ready_splits(s));
+  if (room >= __builtin_popcountll(s->parked)) {
+    s->parked = 0; /* the common case: no bound in sight */
+    return;
+  }
+  for (; room > 0; room--) {
+    uint32_t oldest = MP_NONE;
+    for (uint64_t m = s->parked; m; m &= m - 1) {
+      uint32_t i = (uint32_t)__builtin_ctzll(m);
+      if (oldest == MP_NONE || s->st[i].seq < s->st[oldest].seq) oldest = i;
+    }
+    s->parked &= ~(1ull << oldest);
+  }
+}
+
+/* Records the table sizes after an event that may have grown them. */
+static void observe(mp_state *s, policy_counters *c) {
+  uint32_t splits = (uint32_t)__builtin_popcountll(s->used);
+  uint64_t entries = (uint64_t)__builtin_popcountll(s->used & ~s->parked);
+  if (splits > s->most_splits) c->split_excess += splits - s->most_splits, s->most_splits = splits;
+  if (splits > c->max_splits) c->max_splits = splits;
+  if (entries > c->max_st_entries) c->max_st_entries = entries;
+  if (s->rlive > c->max_rt_entries) c->max_rt_entries = s->rlive;
+}
+
+/* ---- events ---- */
 
 static weft_status place(mp_state *s, mp_split sp, policy_counters *c);
 
 /* The entry's pending mask is empty: it becomes a split at its PC with all its lanes. */
 static weft_status resolve(mp_state *s, uint32_t rix, policy_counters *c) {
   mp_rec *r = &s->rt[rix];
-  mp_split sp = {r->rmask, r->pc, r->rpc, r->rix, MP_NONE};
-  r->rmask = r->pending = 0;
+  mp_split sp = {r->rmask, r->pc, r->rpc, r->rix, MP_NONE, 0};
+  rt_free(s, rix);
   c->reconvergences++;
-  s->resolved++;
   return place(s, sp, c);
 }
 
@@ -119,12 +230,26 @@ static weft_status arrive(mp_state *s, uint32_t rix, uint64_t lanes, policy_coun
 static weft_status finish(mp_state *s, uint32_t rix, uint64_t lanes, policy_counters *c) {
   s->finished |= lanes;
   uint32_t first = MP_NONE;
-  for (uint32_t x = rix, n = 0; x != MP_NONE && n < s->rcap; x = s->rt[x].rix, n++) {
+  for (uint32_t x = rix, n = 0; x != MP_NONE && n < s->rtop; x = s->rt[x].rix, n++) {
     mp_rec *r = &s->rt[x];
     r->rmask &= ~lanes, r->pending &= ~lanes;
-    if (r->rmask && first == MP_NONE) first = x;
+    if (!r->rmask) rt_free(s, x);
+    else if (first == MP_NONE) first = x;
   }
   return first != MP_NONE && !s->rt[first].pending ? resolve(s, first, c) : WEFT_SUCCESS;
+}
+
+/* mp-orec: merges sp into a waiting split at the same PC, RPC and entry; 0 if there is none. */
+static int merge(mp_state *s, const mp_split *sp, policy_counters *c) {
+  for (uint64_t m = s->used & ~s->waiting; m; m &= m - 1) {
+    mp_split *o = &s->st[__builtin_ctzll(m)];
+    if (o->pc == sp->pc && o->rpc == sp->rpc && o->rix == sp->rix) {
+      o->mask |= sp->mask;
+      c->early_reconvergences++;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* Puts a split into the ST: at its RPC it arrives instead, at the end it finishes, and under
@@ -132,36 +257,31 @@ static weft_status finish(mp_state *s, uint32_t rix, uint64_t lanes, policy_coun
 static weft_status place(mp_state *s, mp_split sp, policy_counters *c) {
   if (sp.pc >= s->k->nblocks) return finish(s, sp.rix, sp.mask, c);
   if (sp.pc == sp.rpc && sp.rix != MP_NONE) return arrive(s, sp.rix, sp.mask, c);
-  uint32_t free_slot = MP_NONE;
-  for (uint32_t i = 0; i < s->scap; i++) {
-    mp_split *o = &s->st[i];
-    if (!o->mask) {
-      if (free_slot == MP_NONE) free_slot = i;
-      if (!s->orec) break;
-    } else if (s->orec && o->pc == sp.pc && o->rpc == sp.rpc && o->rix == sp.rix &&
-               o->barrier == MP_NONE && sp.barrier == MP_NONE) {
-      o->mask |= sp.mask;
-      c->reconvergences++; /* early */
-      return WEFT_SUCCESS;
-    }
+  if (s->orec && merge(s, &sp, c)) return WEFT_SUCCESS;
+  return st_insert(s, sp);
+}
+
+/* The ready split with the smallest PC, the lowest slot among equals. */
+static uint32_t lowest_pc(const mp_state *s, uint64_t ready) {
+  uint32_t best = (uint32_t)__builtin_ctzll(ready);
+  for (uint64_t m = ready & (ready - 1); m; m &= m - 1) {
+    uint32_t i = (uint32_t)__builtin_ctzll(m);
+    if (s->st[i].pc < s->st[best].pc) best = i;
   }
-  if (free_slot == MP_NONE) return WEFT_ERROR_OUT_OF_MEMORY; /* disjoint masks: cannot happen */
-  s->st[free_slot] = sp;
-  return WEFT_SUCCESS;
+  return best;
 }
 
 static int mp_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
   mp_state *s = st;
-  if (s->broken) return 0;
-  for (uint32_t n = 1; n <= s->scap; n++) {
-    uint32_t i = (s->cur + n) % s->scap;
-    const mp_split *sp = &s->st[i];
-    if (!sp->mask || sp->barrier != MP_NONE) continue;
-    s->cur = i;
-    *pc = sp->pc, *mask = sp->mask, *guard = sp->rpc;
-    return 1;
-  }
-  return 0;
+  uint64_t ready = ready_splits(s);
+  if (s->broken || !ready) return 0;
+  uint64_t after = ready & ~((2ull << s->cur) - 1); /* the slots after cur (none after 63) */
+  uint32_t i = s->order == SPLIT_LOWEST_PC ? lowest_pc(s, ready)
+                                           : (uint32_t)__builtin_ctzll(after ? after : ready);
+  const mp_split *sp = &s->st[i];
+  s->cur = i;
+  *pc = sp->pc, *mask = sp->mask, *guard = sp->rpc;
+  return 1;
 }
 
 static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx,
@@ -169,13 +289,12 @@ static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx,
   uint32_t r = s->k->ipdom[ctx->from_pc], parent = sp.rix;
   c->divergent_branches++;
   if (r != sp.rpc) { /* a new reconvergence point; else the split's own entry serves */
-    for (parent = 0; parent < s->rcap && s->rt[parent].rmask; parent++) {
-    }
-    if (parent == s->rcap) return WEFT_ERROR_OUT_OF_MEMORY;
+    parent = rt_alloc(s);
+    if (parent == MP_NONE) return WEFT_ERROR_OUT_OF_MEMORY;
     s->rt[parent] = (mp_rec){sp.mask, sp.mask, r, sp.rpc, sp.rix, 0};
   }
   for (unsigned t = 0; t < ctx->ntargets; t++) {
-    mp_split child = {ctx->target_mask[t], ctx->target_pc[t], r, parent, MP_NONE};
+    mp_split child = {ctx->target_mask[t], ctx->target_pc[t], r, parent, MP_NONE, 0};
     weft_status e = place(s, child, c);
     if (e != WEFT_SUCCESS) return e;
   }
@@ -185,11 +304,18 @@ static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx,
 static weft_status mp_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
   mp_state *s = st;
   mp_split sp = s->st[s->cur];
-  s->st[s->cur].mask = 0;
+  weft_status e;
+  st_remove(s, s->cur);
   if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
-  if (ctx->ntargets > 1) return diverge(s, sp, ctx, c);
-  sp.pc = ctx->target_pc[0];
-  return place(s, sp, c);
+  if (ctx->ntargets > 1) {
+    e = diverge(s, sp, ctx, c);
+  } else {
+    sp.pc = ctx->target_pc[0];
+    e = place(s, sp, c);
+  }
+  promote(s);
+  observe(s, c);
+  return e;
 }
 
 static weft_status mp_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
@@ -198,6 +324,9 @@ static weft_status mp_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_
   c->policy_calls++;
   sp->barrier = ctx->from_pc;
   sp->pc = ctx->target_pc[0];
+  s->waiting |= 1ull << s->cur;
+  promote(s); /* a slot for a parked split */
+  observe(s, c);
   return WEFT_SUCCESS;
 }
 
@@ -205,9 +334,8 @@ static uint64_t mp_barrier_waiting(const void *st, uint32_t *barrier_pc) {
   const mp_state *s = st;
   uint64_t waiting = 0;
   uint32_t pc = MP_NONE;
-  for (uint32_t i = 0; i < s->scap; i++) {
-    const mp_split *sp = &s->st[i];
-    if (!sp->mask || sp->barrier == MP_NONE) continue;
+  for (uint64_t m = s->waiting; m; m &= m - 1) {
+    const mp_split *sp = &s->st[__builtin_ctzll(m)];
     waiting |= sp->mask;
     if (sp->barrier < pc) pc = sp->barrier;
   }
@@ -221,14 +349,15 @@ static void mp_barrier_release(void *st, policy_counters *c) {
   mp_state *s = st;
   mp_split go[WEFT_MAX_WARP];
   uint32_t n = 0;
-  for (uint32_t i = 0; i < s->scap; i++) {
-    mp_split *sp = &s->st[i];
-    if (!sp->mask || sp->barrier == MP_NONE) continue;
-    go[n] = *sp, go[n].barrier = MP_NONE, n++;
-    sp->mask = 0;
+  for (uint64_t m = s->waiting; m; m &= m - 1) {
+    uint32_t i = (uint32_t)__builtin_ctzll(m);
+    go[n] = s->st[i], go[n].barrier = MP_NONE, n++;
+    st_remove(s, i);
   }
   for (uint32_t i = 0; i < n; i++)
     if (place(s, go[i], c) != WEFT_SUCCESS) s->broken = 1; /* reported by the scheduler */
+  promote(s);
+  observe(s, c);
 }
 
 static uint64_t mp_finished(const void *st) { return ((const mp_state *)st)->finished; }
@@ -240,7 +369,8 @@ static void put_index(FILE *f, uint32_t x) {
     fprintf(f, " %4u", x);
 }
 
-/* Both tables, valid entries only, in slot order (W = 4):
+/* Both tables, valid entries only, in slot order (W = 4); a split past max_splits shows
+ * "waiting for a table slot", one at a barrier "waiting at the barrier ending block B":
  *   warp split table: 2 splits
  *        #    PC   RPC    R  mask
  *        0     1     3    0  0101
@@ -252,27 +382,26 @@ static void put_index(FILE *f, uint32_t x) {
 static void mp_print(FILE *f, const void *st) {
   const mp_state *s = st;
   char m[RT_MASK_BUF], p[RT_MASK_BUF];
-  unsigned w = s->k->warp, ns = 0, nr = 0;
-  for (uint32_t i = 0; i < s->scap; i++) ns += s->st[i].mask != 0;
-  for (uint32_t i = 0; i < s->rcap; i++) nr += s->rt[i].rmask != 0;
+  unsigned w = s->k->warp, ns = (unsigned)__builtin_popcountll(s->used), nr = s->rlive;
   fprintf(f, "warp split table: %u %s", ns, ns == 1 ? "split" : "splits");
   if (s->finished) fprintf(f, "; finished %s", rt_mask_str(m, s->finished, w));
   fputc('\n', f);
   if (ns) fprintf(f, "  %4s %5s %5s %4s  %s\n", "#", "PC", "RPC", "R", "mask");
-  for (uint32_t i = 0; i < s->scap; i++) {
+  for (uint64_t u = s->used; u; u &= u - 1) {
+    uint32_t i = (uint32_t)__builtin_ctzll(u);
     const mp_split *sp = &s->st[i];
-    if (!sp->mask) continue;
     fprintf(f, "  %4u %5u %5u", i, sp->pc, sp->rpc);
     put_index(f, sp->rix);
     fprintf(f, "  %s", rt_mask_str(m, sp->mask, w));
     if (sp->barrier != MP_NONE) fprintf(f, "  waiting at the barrier ending block %u", sp->barrier);
+    if (s->parked >> i & 1) fputs("  waiting for a table slot", f);
     fputc('\n', f);
   }
   fprintf(f, "reconvergence table: %u %s\n", nr, nr == 1 ? "entry" : "entries");
   if (nr)
     fprintf(f, "  %4s %5s %5s %4s  %-*s  %s\n", "#", "PC", "RPC", "R", (int)(w > 6 ? w : 6),
             "reconv", "pending");
-  for (uint32_t i = 0; i < s->rcap; i++) {
+  for (uint32_t i = 0; i < s->rtop; i++) {
     const mp_rec *r = &s->rt[i];
     if (!r->rmask) continue;
     fprintf(f, "  %4u %5u %5u", i, r->pc, r->rpc);
@@ -288,23 +417,25 @@ static void json_entry(FILE *f, uint32_t n, uint32_t i, uint32_t pc, uint32_t rp
   rt_json_index(f, "r", rix, MP_NONE);
 }
 
-/* {"split_table": [{"slot", "pc", "rpc", "r", "mask", "barrier"}], "reconvergence_table":
+/* {"split_table": [{"slot", "pc", "rpc", "r", "mask", "barrier", "parked"}], "reconvergence_table":
  *  [{"slot", "pc", "rpc", "r", "reconv", "pending"}], "finished"}: valid entries in slot order,
  * null for no R-index or no barrier. */
 static void mp_print_json(FILE *f, const void *st) {
   const mp_state *s = st;
   unsigned w = s->k->warp;
   fputs("{\"split_table\": [", f);
-  for (uint32_t i = 0, n = 0; i < s->scap; i++) {
+  unsigned n = 0;
+  for (uint64_t u = s->used; u; u &= u - 1) {
+    uint32_t i = (uint32_t)__builtin_ctzll(u);
     const mp_split *sp = &s->st[i];
-    if (!sp->mask) continue;
     json_entry(f, n++, i, sp->pc, sp->rpc, sp->rix);
     rt_json_mask(f, "mask", sp->mask, w);
     rt_json_index(f, "barrier", sp->barrier, MP_NONE);
-    fputc('}', f);
+    fprintf(f, ", \"parked\": %s}", s->parked >> i & 1 ? "true" : "false");
   }
   fputs("], \"reconvergence_table\": [", f);
-  for (uint32_t i = 0, n = 0; i < s->rcap; i++) {
+  n = 0;
+  for (uint32_t i = 0; i < s->rtop; i++) {
     const mp_rec *r = &s->rt[i];
     if (!r->rmask) continue;
     json_entry(f, n++, i, r->pc, r->rpc, r->rix);
@@ -317,7 +448,6 @@ static void mp_print_json(FILE *f, const void *st) {
   fputc('}', f);
 }
 
-static uint64_t mp_entries_resolved(const void *st) { return ((const mp_state *)st)->resolved; }
 
 const weft_policy_ops policy_mp = {
     .name = "mp",
@@ -331,7 +461,7 @@ const weft_policy_ops policy_mp = {
     .finished = mp_finished,
     .print = mp_print,
     .print_json = mp_print_json,
-    .entries_resolved = mp_entries_resolved,
+    .release = mp_release,
 };
 
 const weft_policy_ops policy_mp_orec = {
@@ -346,5 +476,5 @@ const weft_policy_ops policy_mp_orec = {
     .finished = mp_finished,
     .print = mp_print,
     .print_json = mp_print_json,
-    .entries_resolved = mp_entries_resolved,
+    .release = mp_release,
 };

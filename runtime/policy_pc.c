@@ -92,7 +92,9 @@ static void settle(pc_state *s, policy_counters *c) {
   if (mask && c && mixed) c->reconvergences++;
 }
 
-static void pc_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
+static void pc_init(void *st, const weft_compiled_kernel *k, const policy_config *cfg,
+                    uint64_t live) {
+  (void)cfg;
   pc_state *s = st;
   s->k = k, s->live = live, s->finished = s->waiting = s->stranded = 0;
   s->barrier_pc = s->stamps = 0;

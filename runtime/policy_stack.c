@@ -42,7 +42,9 @@ static size_t stack_state_size(const weft_compiled_kernel *k) {
   return sizeof(stack_state) + 2 * (size_t)k->warp * sizeof(stack_entry);
 }
 
-static void stack_init(void *st, const weft_compiled_kernel *k, uint64_t live) {
+static void stack_init(void *st, const weft_compiled_kernel *k, const policy_config *cfg,
+                       uint64_t live) {
+  (void)cfg;
   stack_state *s = st; /* entries past the depth are never read: no clearing */
   *s = (stack_state){.k = k, .cap = 2 * k->warp, .live = live, .depth = 1};
   s->e[0] = (stack_entry){0, k->nblocks, live};

@@ -37,13 +37,38 @@ void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
 const char *rt_type_name(weft_type type); /* "i32", "f64", ... */
 
 /* --- policy.c: reconvergence policies behind one table, chosen by name --- */
-/* What a policy counts for one warp (summed into weft_stats). */
+/* What a policy counts for one warp slot of a worker, over all the work-groups it runs there.
+ * The sums add up across warps and workers; the max_ fields combine with max (stats.c). */
 typedef struct policy_counters {
   uint64_t divergent_branches; /* branches whose lanes went more than one way */
-  uint64_t reconvergences;     /* diverged lanes met again at a reconvergence point */
+  uint64_t reconvergences;     /* diverged lanes met again at a reconvergence point (IPDOM) */
+  uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting one before it */
   uint64_t policy_calls;       /* events handed to the policy, except a warp or split simply
                                   reaching the kernel's end: a kernel without divergence has 0 */
+  uint64_t split_excess;       /* Σ over the warps (one per work-group) of their most splits
+                                  at once, minus 1: 0 for a policy with one split at a time */
+  uint64_t max_splits;         /* most splits one warp had at once (0: never more than 1) */
+  uint64_t max_st_entries;     /* most entries of a warp split table, of a reconvergence */
+  uint64_t max_rt_entries;     /* table; 0 for policies without tables */
 } policy_counters;
+
+/* How a policy with many runnable splits (mp, mp-orec) picks them; the others ignore it. Made
+ * from weft_options' split_order and max_splits. */
+typedef enum split_order {
+  SPLIT_RR,        /* round robin over the split table's slots, as the MP paper simulates */
+  SPLIT_LOWEST_PC, /* the ready split with the smallest PC (ties: the lowest slot) */
+} split_order;
+
+typedef struct policy_config {
+  split_order order;
+  unsigned max_splits; /* runnable splits per warp, 2..W; a split past it waits (paper's Sec. 5) */
+} policy_config;
+
+/* The config of weft_options' split_order (NULL: "rr") and max_splits (0, or above W: W) for
+ * warps of width warp; WEFT_ERROR_INVALID_VALUE with the reason in why for anything else. */
+weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
+                               policy_config *cfg, char *why, size_t n);
+const char *split_order_name(split_order order); /* "rr", "lowest-pc" */
 
 /* One reconvergence policy, as QBE's struct Target: the scheduler only talks to a policy through
  * this table, so `stack`, `mp`/`mp-orec` (split + reconvergence tables, many runnable splits) and
@@ -66,7 +91,7 @@ typedef struct weft_policy_ops {
   const char *name;
   size_t (*state_size)(const weft_compiled_kernel *k);
   /* A warp whose lanes `live` start at PC 0; the other lanes do not exist. */
-  void (*init)(void *st, const weft_compiled_kernel *k, uint64_t live);
+  void (*init)(void *st, const weft_compiled_kernel *k, const policy_config *cfg, uint64_t live);
   /* One runnable split: 1 and its first block, lanes and guard (the point the policy published:
    * a branch to a PC >= guard must come back as an event); 0 when no split can run (the warp
    * finished, or waits at a barrier, or waits for lanes that wait at one). */
@@ -85,10 +110,9 @@ typedef struct weft_policy_ops {
   void (*print)(FILE *f, const void *st);
   /* The same state as one JSON object, for traces (trace.c); masks as print shows them. */
   void (*print_json)(FILE *f, const void *st);
-  /* Traces only; NULL when every reconvergence resolves an entry (`stack`, `pc`): the
-   * reconvergence-table entries resolved so far, so that a trace tells an early reconvergence
-   * (counted with the others, no entry resolved) from a regular one. */
-  uint64_t (*entries_resolved)(const void *st);
+  /* NULL, or frees what the calls since init allocated; the scheduler calls it once for every
+   * init, when the warp's work-group is over (finished or failed). */
+  void (*release)(void *st);
 } weft_policy_ops;
 
 /* NULL when no policy has that name. */
@@ -130,14 +154,13 @@ typedef struct trace_run {
 /* A warp's counters when a step began: the step's share is what they grew by. */
 typedef struct trace_mark {
   uint32_t pc;
-  uint64_t block_execs, groups_run, reconvergences, resolved;
+  uint64_t block_execs, groups_run, reconvergences, early_reconvergences;
 } trace_mark;
 
 struct launch_plan;
 /* Whether warp `warp` of the traced work-group (opts->group) is traced. */
 int trace_wants(const trace_run *t, unsigned warp);
-void trace_begin(trace_mark *m, const struct launch_plan *p, const weft_warp_ctx *c,
-                 const policy_counters *pc, const void *st);
+void trace_begin(trace_mark *m, const weft_warp_ctx *c, const policy_counters *pc);
 /* The step that began at m has run: `inline_` when it went on without the policy (a branch the
  * policy does not see outside traces). Hands it to on_step. */
 void trace_step(trace_run *t, const struct launch_plan *p, unsigned warp, const weft_warp_ctx *c,
@@ -148,6 +171,7 @@ void trace_step(trace_run *t, const struct launch_plan *p, unsigned warp, const 
 typedef struct launch_plan {
   const weft_compiled_kernel *k;
   const weft_policy_ops *policy;
+  policy_config cfg;       /* handed to policy->init */
   const void *args;        /* the argument block */
   size_t local_bytes;      /* __local memory of one work-group: static + LOCAL arguments */
   unsigned dims;
@@ -202,10 +226,16 @@ weft_status pool_run(weft_pool *p, uint64_t n, pool_task task, void *arg, unsign
 /* --- launch.c: the runtime object and runtime_launch --- */
 typedef struct weft_runtime weft_runtime;
 
-/* `resolved` has no 0 or NULL left (weft_context_options); the policy must exist. */
+/* `resolved` has no 0 or NULL left (weft_context_options) but split_order and max_splits, which
+ * may keep their defaults; the policy must exist. */
 weft_status runtime_create(const weft_options *resolved, weft_runtime **out);
 void runtime_release(weft_runtime *rt);
+/* The options in force: split_order and max_splits resolved ("rr", W). */
 weft_options runtime_options(const weft_runtime *rt);
+/* The split order and split bound of the following launches (weft_options' meaning); on error
+ * nothing changes and why says what is wrong. */
+weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsigned max_splits,
+                               char *why, size_t n);
 /* Runs k over range with the policy named `policy` (NULL: the runtime's). Everything is checked
  * first; on error the status is returned and a one-line message is in err. stats may be NULL. */
 weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,

@@ -171,8 +171,8 @@ static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i
                     k->name, line, at, m, live);
   if (s == WEFT_ERROR_OUT_OF_MEMORY)
     return rt_error(w->err, sizeof w->err, s,
-                    "kernel '%s': the tables of policy '%s' are full after block %u of %s "
-                    "(lanes %s); the kernel nests reconvergence points too deeply",
+                    "kernel '%s': the tables of policy '%s' are full and cannot grow (out of "
+                    "memory) after block %u of %s (lanes %s)",
                     k->name, p->policy->name, c->from_pc, at, m);
   return rt_error(w->err, sizeof w->err, s,
                   "kernel '%s': bad event %u from block %u of %s (ntargets %u, lanes %s); a "
@@ -207,7 +207,7 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
   void *st = warp_state(w, i);
   uint32_t pc, guard;
   uint64_t mask;
-  p->policy->init(st, p->k, live);
+  p->policy->init(st, p->k, &p->cfg, live);
   if (!p->policy->next(st, &pc, &mask, &guard) || pc != 0 || mask != live || guard != end)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_JIT,
                     "policy '%s' does not start a warp at PC 0 with all its lanes", p->policy->name);
@@ -230,7 +230,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
   const void *st = warp_state(w, i);
   for (;;) {
     trace_mark m;
-    trace_begin(&m, p, c, &w->pcount[i], st);
+    trace_begin(&m, c, &w->pcount[i]);
     c->guard = 0, c->event = 0, c->ntargets = 0;
     p->k->run(c);
     int inline_ = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] < guard &&
@@ -247,7 +247,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
 static weft_status first_call_traced(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
-  p->policy->init(warp_state(w, i), p->k, live_mask(p, i));
+  p->policy->init(warp_state(w, i), p->k, &p->cfg, live_mask(p, i));
   if (!p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) return WEFT_SUCCESS;
   return run_split_traced(w, p, i, guard);
 }
@@ -349,17 +349,19 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
                     p->k->name, p->nwarps, p->k->frame_size, p->local_bytes);
   group_setup(w, p, index);
   weft_status s = WEFT_SUCCESS;
-  unsigned ended = 0;
+  unsigned ended = 0, started = 0;
   w->traced = p->trace && index == p->trace->opts->group;
-  for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) {
-    warp_setup(w, i);
-    s = traced(w, p, i) ? first_call_traced(w, p, i) : first_call(w, p, i);
-    ended += w->ended[i];
+  for (; started < p->nwarps && s == WEFT_SUCCESS; started++) {
+    warp_setup(w, started);
+    s = traced(w, p, started) ? first_call_traced(w, p, started) : first_call(w, p, started);
+    ended += w->ended[started];
   }
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
     if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);
   }
+  for (unsigned i = 0; p->policy->release && i < started; i++) /* the warps that had an init */
+    if (!w->ended[i]) p->policy->release(warp_state(w, i));
   w->counters.work_groups++;
   w->counters.warps += p->nwarps;
   return s;

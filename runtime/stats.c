@@ -1,13 +1,20 @@
 /* Counters. The warp function adds its block counts to its weft_warp_ctx, the policy counts into
- * a per-warp policy_counters; after each work-group the scheduler adds both to its worker's
- * run_counters, and the launch sums the workers. Sums of integers, so the stats of a launch do
- * not depend on how many workers ran it or in which order. */
+ * a per-warp policy_counters; after the launch the scheduler adds both to its worker's
+ * run_counters, and the launch sums the workers. Sums of integers, and maxima, so the stats of a
+ * launch do not depend on how many workers ran it or in which order. */
 #include "runtime.h"
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 static void policy_add(policy_counters *sum, const policy_counters *c) {
   sum->divergent_branches += c->divergent_branches;
   sum->reconvergences += c->reconvergences;
+  sum->early_reconvergences += c->early_reconvergences;
   sum->policy_calls += c->policy_calls;
+  sum->split_excess += c->split_excess;
+  sum->max_splits = max64(sum->max_splits, c->max_splits);
+  sum->max_st_entries = max64(sum->max_st_entries, c->max_st_entries);
+  sum->max_rt_entries = max64(sum->max_rt_entries, c->max_rt_entries);
 }
 
 void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_counters *pc) {
@@ -45,7 +52,14 @@ void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel
       .reconvergences = c->policy.reconvergences,
       .policy_calls = c->policy.policy_calls,
       .barriers = c->barriers,
+      .early_reconvergences = c->policy.early_reconvergences,
+      .max_st_entries = c->policy.max_st_entries,
+      .max_rt_entries = c->policy.max_rt_entries,
   };
+  if (c->warps) { /* every warp starts as one split */
+    s->max_splits_per_warp = max64(1, c->policy.max_splits);
+    s->avg_splits_per_warp = 1 + (double)c->policy.split_excess / (double)c->warps;
+  }
   uint64_t groups = c->block_execs * groups_per_block; /* a block run visits W/G lane groups */
   s->groups_skipped = groups > c->groups_run ? groups - c->groups_run : 0;
 }
@@ -54,11 +68,16 @@ void stats_print(FILE *f, const weft_stats *s) {
   fprintf(f,
           "time_ms %.3f\nwork_groups %llu\nwarps %llu\nblock_execs %llu\ninstr_execs %llu\n"
           "lane_instrs %llu\nsimd_efficiency %.4f\ngroups_run %llu\ngroups_skipped %llu\n"
-          "divergent_branches %llu\nreconvergences %llu\npolicy_calls %llu\nbarriers %llu\n",
+          "divergent_branches %llu\nreconvergences %llu\npolicy_calls %llu\nbarriers %llu\n"
+          "early_reconvergences %llu\nmax_splits_per_warp %llu\navg_splits_per_warp %.4f\n"
+          "max_st_entries %llu\nmax_rt_entries %llu\n",
           s->time_ms, (unsigned long long)s->work_groups, (unsigned long long)s->warps,
           (unsigned long long)s->block_execs, (unsigned long long)s->instr_execs,
           (unsigned long long)s->lane_instrs, s->simd_efficiency,
           (unsigned long long)s->groups_run, (unsigned long long)s->groups_skipped,
           (unsigned long long)s->divergent_branches, (unsigned long long)s->reconvergences,
-          (unsigned long long)s->policy_calls, (unsigned long long)s->barriers);
+          (unsigned long long)s->policy_calls, (unsigned long long)s->barriers,
+          (unsigned long long)s->early_reconvergences,
+          (unsigned long long)s->max_splits_per_warp, s->avg_splits_per_warp,
+          (unsigned long long)s->max_st_entries, (unsigned long long)s->max_rt_entries);
 }

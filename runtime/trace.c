@@ -28,16 +28,9 @@ int trace_wants(const trace_run *t, unsigned warp) {
   return t->opts->warp < 0 || (unsigned)t->opts->warp == warp;
 }
 
-/* Entries of the reconvergence table resolved so far: an early reconvergence is one that
- * resolved none. (Once policy_counters counts early reconvergences apart, use that instead.) */
-static uint64_t resolved(const launch_plan *p, const void *st, const policy_counters *pc) {
-  return p->policy->entries_resolved ? p->policy->entries_resolved(st) : pc->reconvergences;
-}
-
-void trace_begin(trace_mark *m, const launch_plan *p, const weft_warp_ctx *c,
-                 const policy_counters *pc, const void *st) {
+void trace_begin(trace_mark *m, const weft_warp_ctx *c, const policy_counters *pc) {
   *m = (trace_mark){c->pc, c->block_execs, c->groups_run, pc->reconvergences,
-                    resolved(p, st, pc)};
+                    pc->early_reconvergences};
 }
 
 static weft_trace_event classify(const weft_warp_ctx *c, unsigned nblocks, int inline_,
@@ -75,8 +68,7 @@ void trace_step(trace_run *t, const launch_plan *p, unsigned warp, const weft_wa
   if (t->stopped) return;
   const weft_compiled_kernel *k = p->k;
   unsigned reconv = (unsigned)(pc->reconvergences - m->reconvergences);
-  unsigned early = reconv - (unsigned)(resolved(p, st, pc) - m->resolved);
-  if (!p->policy->entries_resolved) early = 0;
+  unsigned early = (unsigned)(pc->early_reconvergences - m->early_reconvergences);
   weft_trace_step s = {
       .step = t->steps++, .warp = warp, .width = k->warp, .pc = m->pc, .end_pc = c->from_pc,
       .mask = c->mask, .event = classify(c, k->nblocks, inline_, reconv, early),

@@ -12,9 +12,9 @@
 
 static const char usage[] =
     "usage: weft run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]...\n"
-    "                [--out I=PATH]... [--policy NAME] [--warp W] [--lanes G] [--threads N]\n"
-    "                [--repeat N] [--stats] [--stats-json PATH] [--build-options OPTS]\n"
-    "                [--no-defaults]\n"
+    "                [--out I=PATH]... [--policy NAME] [--split-order rr|lowest-pc]\n"
+    "                [--max-splits N] [--warp W] [--lanes G] [--threads N] [--repeat N]\n"
+    "                [--stats] [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "\n"
     "Builds KERNEL from FILE.cl and runs it over the NDRange, one warp of W work-items at a time,\n"
     "with GPU (SIMT) semantics.\n"
@@ -34,6 +34,10 @@ static const char usage[] =
     "  --out I=PATH         after a successful run, write buffer parameter I (0-based position)\n"
     "                       to PATH as raw bytes\n"
     "  --policy NAME        reconvergence policy: stack (default), mp, mp-orec, pc\n"
+    "  --split-order ORDER  mp, mp-orec: which ready split of a warp runs next: rr (round\n"
+    "                       robin, default) or lowest-pc\n"
+    "  --max-splits N       mp, mp-orec: at most N >= 2 ready splits per warp (2 models the\n"
+    "                       dual-path stack); a split past them waits; 0 (default): W\n"
     "  --warp W             work-items per warp: 4, 8, 16, 32 (default) or 64\n"
     "  --lanes G            lanes per vector: 4, 8 or 16, at most W; default 16 with\n"
     "                       AVX-512, else 8\n"

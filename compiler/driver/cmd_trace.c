@@ -15,10 +15,11 @@
 
 static const char usage[] =
     "usage: weft trace FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]...\n"
-    "                  [--out I=PATH]... [--policy NAME] [--warp W] [--lanes G]\n"
-    "                  [--threads N] [--stats] [--stats-json PATH] [--build-options OPTS]\n"
-    "                  [--no-defaults] [--format text|json|svg] [-o PATH] [--group N]\n"
-    "                  [--warp-id N] [--max-steps N]\n"
+    "                  [--out I=PATH]... [--policy NAME] [--split-order rr|lowest-pc]\n"
+    "                  [--max-splits N] [--warp W] [--lanes G] [--threads N] [--stats]\n"
+    "                  [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
+    "                  [--format text|json|svg] [-o PATH] [--group N] [--warp-id N]\n"
+    "                  [--max-steps N]\n"
     "\n"
     "Runs KERNEL as `weft run` does and records, for each step of the traced warps, the block\n"
     "it ran (PC and source lines), the active mask (thread 0 rightmost, as in the papers), the\n"

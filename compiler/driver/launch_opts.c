@@ -21,7 +21,8 @@ const char *const opt_names[NOPTS] = {
     [O_KERNEL] = "-k",         [O_GLOBAL] = "-g",   [O_LOCAL] = "-l",
     [O_POLICY] = "--policy",   [O_WARP] = "--warp", [O_LANES] = "--lanes",
     [O_THREADS] = "--threads", [O_REPEAT] = "--repeat", [O_STATS_JSON] = "--stats-json",
-    [O_BUILD_OPTIONS] = "--build-options",
+    [O_BUILD_OPTIONS] = "--build-options", [O_SPLIT_ORDER] = "--split-order",
+    [O_MAX_SPLITS] = "--max-splits",
     [O_FORMAT] = "--format",   [O_OUTPUT] = "-o",   [O_WARP_ID] = "--warp-id",
     [O_GROUP] = "--group",     [O_MAX_STEPS] = "--max-steps",
 };
@@ -150,9 +151,16 @@ static int parse_options(launch *l) {
   p->repeat = 1;
   if (launch_parse_unsigned(l, O_WARP, &w->warp) || launch_parse_unsigned(l, O_LANES, &w->lanes) ||
       launch_parse_unsigned(l, O_THREADS, &w->threads) ||
-      launch_parse_unsigned(l, O_REPEAT, &p->repeat))
+      launch_parse_unsigned(l, O_REPEAT, &p->repeat) ||
+      launch_parse_unsigned(l, O_MAX_SPLITS, &w->max_splits))
     return 2;
   w->policy = o->value[O_POLICY];
+  w->split_order = o->value[O_SPLIT_ORDER];
+  if (w->split_order && strcmp(w->split_order, "rr") && strcmp(w->split_order, "lowest-pc"))
+    return fail(2, "%s: --split-order %s: the order must be rr or lowest-pc", cmd->name,
+                w->split_order);
+  if (w->max_splits == 1)
+    return fail(2, "%s: --max-splits 1: give 0 (no bound) or at least 2 splits", cmd->name);
   w->build_once = 1; /* no clang kept running while the kernel runs and is timed */
   if (w->warp && (w->warp < 4 || w->warp > 64 || (w->warp & (w->warp - 1))))
     return fail(2, "%s: --warp %u: W must be 4, 8, 16, 32 or 64", cmd->name, w->warp);
@@ -437,9 +445,12 @@ static void print_dims(FILE *f, const size_t *v, unsigned dims) {
 static void print_stats(FILE *f, const run_plan *p, const run_state *s, const weft_stats *st) {
   weft_options w = weft_context_options(s->ctx);
   uint64_t groups = st->groups_run + st->groups_skipped;
-  fprintf(f, "kernel              %s (policy %s, W %u, G %u, %u thread%s)\n",
-           weft_kernel_name(s->kernel), w.policy, w.warp, w.lanes, w.threads,
-           w.threads == 1 ? "" : "s");
+  fprintf(f, "kernel              %s (policy %s, W %u, G %u, %u thread%s",
+          weft_kernel_name(s->kernel), w.policy, w.warp, w.lanes, w.threads,
+          w.threads == 1 ? "" : "s");
+  if (!strncmp(w.policy, "mp", 2)) /* the options only mp and mp-orec use */
+    fprintf(f, ", split order %s, max splits %u", w.split_order, w.max_splits);
+  fprintf(f, ")\n");
   fprintf(f, "NDRange             ");
   print_dims(f, p->range.global, p->range.dims);
   fprintf(f, " in work-groups of ");
@@ -458,6 +469,11 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
            groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
   fprintf(f, "policy calls        %llu\n", (unsigned long long)st->policy_calls);
   fprintf(f, "barriers            %llu\n", (unsigned long long)st->barriers);
+  fprintf(f, "early reconvergences %llu\n", (unsigned long long)st->early_reconvergences);
+  fprintf(f, "splits per warp     max %llu, average %.3f\n",
+          (unsigned long long)st->max_splits_per_warp, st->avg_splits_per_warp);
+  fprintf(f, "table entries       split table max %llu, reconvergence table max %llu\n",
+          (unsigned long long)st->max_st_entries, (unsigned long long)st->max_rt_entries);
 }
 
 void json_string(FILE *f, const char *s) {
@@ -478,18 +494,24 @@ static void json_stats(FILE *f, const run_plan *p, const run_state *s, const wef
       {"lane_instrs", st->lane_instrs},   {"groups_run", st->groups_run},
       {"groups_skipped", st->groups_skipped}, {"divergent_branches", st->divergent_branches},
       {"reconvergences", st->reconvergences}, {"policy_calls", st->policy_calls},
-      {"barriers", st->barriers},
+      {"barriers", st->barriers},         {"early_reconvergences", st->early_reconvergences},
+      {"max_splits_per_warp", st->max_splits_per_warp},
+      {"max_st_entries", st->max_st_entries}, {"max_rt_entries", st->max_rt_entries},
+      {"max_splits", w.max_splits},
   };
   fputs("{\"kernel\": ", f);
   json_string(f, weft_kernel_name(s->kernel));
   fputs(", \"policy\": ", f);
   json_string(f, w.policy);
   fprintf(f, ", \"warp\": %u, \"lanes\": %u, \"threads\": %u", w.warp, w.lanes, w.threads);
+  fputs(", \"split_order\": ", f);
+  json_string(f, w.split_order);
   fprintf(f, ", \"global\": [%zu, %zu, %zu], \"local\": [%zu, %zu, %zu], \"dims\": %u",
           p->range.global[0], p->range.global[1], p->range.global[2], p->range.local[0],
           p->range.local[1], p->range.local[2], p->range.dims);
   fprintf(f, ", \"repeat\": %u, \"time_ms\": %.6f, \"simd_efficiency\": %.6f", p->repeat,
           st->time_ms, st->simd_efficiency);
+  fprintf(f, ", \"avg_splits_per_warp\": %.6f", st->avg_splits_per_warp);
   for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
     fprintf(f, ", \"%s\": %llu", counts[i].name, (unsigned long long)counts[i].v);
   fputs("}\n", f);

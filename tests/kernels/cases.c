@@ -22,9 +22,10 @@
 #define R1(g, l) 1, {g, 1, 1}, {l, 1, 1}
 #define R2(gx, gy, lx, ly) 2, {gx, gy, 1}, {lx, ly, 1}
 #define R3(gx, gy, gz, lx, ly, lz) 3, {gx, gy, gz}, {lx, ly, lz}
-#define CASE(name, range, n, ...) {#name, range, n, {__VA_ARGS__}, oracle_##name, 0, false, false}
+#define CASE(name, range, n, ...) \
+  {#name, range, n, {__VA_ARGS__}, oracle_##name, 0, false, false, false}
 #define CASE_TOL(name, tol, range, n, ...) \
-  {#name, range, n, {__VA_ARGS__}, oracle_##name, tol, false, false}
+  {#name, range, n, {__VA_ARGS__}, oracle_##name, tol, false, false, false}
 
 const kcase kcases[] = {
     /* control flow */
@@ -55,6 +56,8 @@ const kcase kcases[] = {
     CASE(barrier_local_static, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 16, 0, 0)),
     CASE(barrier_local_arg, R1(1024, 128), 3, G(I32, 1024, -100, 100), G(I32, 1024, 0, 0),
          L(I32, 128)),
+    {"barrier_divergent", R1(1024, 64), 3, {G(I32, 1024, -100, 100), G(I32, 1024, 0, 0),
+     L(I32, 64)}, oracle_barrier_divergent, 0, false, .divergent_barrier = true},
     CASE(prefix_sum, R1(512, 128), 3, G(I32, 512, -100, 100), G(I32, 512, 0, 0), L(I32, 128)),
     CASE(atomics_global, R1(2048, 64), 4, G(I32, 2048, -1000, 1000), G(I32, 16, 0, 0),
          G(I32, 6, 0, 0), G(U32, 1, 0, 0)),

@@ -59,6 +59,8 @@ struct kcase {
   double tol;  /* 0: float results exact; else |got - want| <= tol * max(1, |want|) */
   bool not_c;  /* the source cannot be compiled as C (vector components) */
   bool uniform; /* no branch depends on the lane: no divergent branch, no policy call */
+  bool divergent_barrier; /* barriers on both sides of a divergent branch: mp runs them,
+                             stack and pc report them (run_kernels.c) */
 };
 
 extern const kcase kcases[];

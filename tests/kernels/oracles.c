@@ -220,6 +220,15 @@ void oracle_barrier_local_arg(kio *io) {
   }
 }
 
+void oracle_barrier_divergent(kio *io) {
+  size_t n = LSIZE(io);
+  for (size_t i = 0; i < N(io); i++) {
+    size_t base = i - i % n, lid = i % n;
+    OUT(int32_t, 1)[i] = lid & 1 ? 5 * IN(int32_t, 0)[base + (lid + 1) % n] + 1
+                                 : 3 * IN(int32_t, 0)[base + (lid + n - 1) % n] - 1;
+  }
+}
+
 void oracle_prefix_sum(kio *io) {
   int run = 0;
   for (size_t i = 0; i < N(io); i++) {

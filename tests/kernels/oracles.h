@@ -6,16 +6,16 @@
 
 #include "cases.h"
 
-#define KERNEL_LIST(X)                                                                         \
+#define KERNEL_LIST(X)                                                                        \
   X(if_else) X(nested_if) X(if_no_else) X(loop_divergent_trip) X(loop_break) X(loop_continue) \
   X(early_return) X(switch_fallthrough) X(uniform_branch) X(varying_branch)                   \
   X(loop_in_divergent) X(gcd_while) X(nested_loops_break) X(function_calls)                   \
   X(uniform_loop_divergent_body) X(loop_ulong) X(short_circuit) X(odd_local_size)             \
-  X(barrier_local_static) X(barrier_local_arg) X(prefix_sum) X(atomics_global)                \
-  X(atomics_local) X(transpose_tile) X(types_char) X(types_short) X(types_long) X(types_uint) \
-  X(types_float) X(types_double) X(int_builtins) X(pointer_arith) X(scatter_gather)           \
-  X(float4_arith) X(float4_swizzle) X(math_basic) X(math_transcendental) X(ndrange_2d)        \
-  X(ndrange_3d)
+  X(barrier_local_static) X(barrier_local_arg) X(barrier_divergent) X(prefix_sum)             \
+  X(atomics_global) X(atomics_local) X(transpose_tile) X(types_char) X(types_short)           \
+  X(types_long) X(types_uint) X(types_float) X(types_double) X(int_builtins) X(pointer_arith) \
+  X(scatter_gather) X(float4_arith) X(float4_swizzle) X(math_basic) X(math_transcendental)    \
+  X(ndrange_2d) X(ndrange_3d)
 
 #define DECLARE_ORACLE(name) oracle_fn oracle_##name;
 KERNEL_LIST(DECLARE_ORACLE)

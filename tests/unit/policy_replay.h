@@ -16,21 +16,33 @@ typedef struct replay {
   void *st;
   weft_warp_ctx ctx;
   policy_counters c;
+  policy_config cfg;
 } replay;
 
-/* A warp of W = 4 lanes, `live` of them work-items, in a CFG of nblocks blocks. */
-static void replay_init(replay *r, const char *policy, unsigned nblocks, const uint32_t *ipdom,
-                        uint64_t live) {
+/* A warp of W = 4 lanes, `live` of them work-items, in a CFG of nblocks blocks, with the split
+ * order and bound of cfg. */
+static void replay_init_cfg(replay *r, const char *policy, unsigned nblocks,
+                            const uint32_t *ipdom, uint64_t live, policy_config cfg) {
   memset(r, 0, sizeof *r);
   r->k = (weft_compiled_kernel){.name = "k", .warp = 4, .lanes = 4, .nblocks = nblocks,
                                 .ipdom = ipdom};
+  r->cfg = cfg;
   r->ops = policy_find(policy);
   assert_non_null(r->ops);
   r->st = aligned_alloc(64, rt_align64(r->ops->state_size(&r->k)));
-  r->ops->init(r->st, &r->k, live);
+  r->ops->init(r->st, &r->k, &r->cfg, live);
 }
 
-static void replay_done(replay *r) { free(r->st); }
+/* Round robin, no bound. */
+static void replay_init(replay *r, const char *policy, unsigned nblocks, const uint32_t *ipdom,
+                        uint64_t live) {
+  replay_init_cfg(r, policy, nblocks, ipdom, live, (policy_config){SPLIT_RR, 4});
+}
+
+static void replay_done(replay *r) {
+  if (r->ops->release) r->ops->release(r->st);
+  free(r->st);
+}
 
 /* The policy's printer must show exactly `want`. */
 static void expect_state(replay *r, const char *want) {
@@ -71,6 +83,12 @@ static void jump(replay *r, uint32_t from, uint32_t to) {
 
 static void split2(replay *r, uint32_t from, uint32_t t0, uint64_t m0, uint32_t t1, uint64_t m1) {
   assert_int_equal(branch(r, from, 2, (uint32_t[]){t0, t1}, (uint64_t[]){m0, m1}), 0);
+}
+
+/* next() gives this split now, and it goes on to `to` as one piece. */
+static inline void step(replay *r, uint32_t pc, uint64_t mask, uint32_t guard, uint32_t to) {
+  expect_next(r, pc, mask, guard);
+  jump(r, pc, to);
 }
 
 /* The split last offered reached the barrier ending block `from`; it resumes at `resume`. */

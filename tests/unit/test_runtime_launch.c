@@ -485,7 +485,7 @@ static void other_errors(void **state) {
   assert_int_equal(runtime_create(&o, &none), WEFT_ERROR_INVALID_VALUE);
   o = (weft_options){.threads = 1, .policy = "stack", .warp = 4, .lanes = 8};
   assert_int_equal(runtime_create(&o, &none), WEFT_ERROR_INVALID_VALUE);
-  o = (weft_options){.policy = "stack", .warp = 32, .lanes = 8};
+  o = (weft_options){.threads = 0, .policy = "stack", .warp = 32, .lanes = 8};
   assert_int_equal(runtime_create(&o, &none), WEFT_ERROR_INVALID_VALUE);
   assert_null(none);
   weft_options got = runtime_options(rt);

@@ -189,7 +189,8 @@ static void figure11_orec(void **state) {
                        "reconvergence table: 1 entry\n"
                        "     #    PC   RPC    R  reconv  pending\n"
                        "     0     3     4    -  1111    1111\n");
-      assert_int_equal(r.c.reconvergences, 1);
+      assert_int_equal(r.c.early_reconvergences, 1);
+      assert_int_equal(r.c.reconvergences, 0);
       expect_next(&r, 1, 0xf, 3);
       jump(&r, 1, 3);
     } else { /* mp: two splits run B */
@@ -209,7 +210,8 @@ static void figure11_orec(void **state) {
                      "     #    PC   RPC    R  mask\n"
                      "     0     3     4    -  1111\n"
                      "reconvergence table: 0 entries\n");
-    assert_int_equal(r.c.reconvergences, orec ? 2 : 1);
+    assert_int_equal(r.c.reconvergences, 1); /* at D, under both */
+    assert_int_equal(r.c.early_reconvergences, orec);
     replay_done(&r);
   }
 }
@@ -233,7 +235,8 @@ static void early_merge_at_divergence(void **state) {
                    "reconvergence table: 1 entry\n"
                    "     #    PC   RPC    R  reconv  pending\n"
                    "     0     3     4    -  1111    1111\n");
-  assert_int_equal(r.c.reconvergences, 1);
+  assert_int_equal(r.c.early_reconvergences, 1);
+  assert_int_equal(r.c.reconvergences, 0);
   assert_int_equal(r.c.divergent_branches, 2);
   expect_next(&r, 1, 0xb, 3); /* round robin wraps to slot 0 */
   jump(&r, 1, 3);
@@ -243,7 +246,8 @@ static void early_merge_at_divergence(void **state) {
                    "     #    PC   RPC    R  mask\n"
                    "     0     3     4    -  1111\n"
                    "reconvergence table: 0 entries\n");
-  assert_int_equal(r.c.reconvergences, 2);
+  assert_int_equal(r.c.reconvergences, 1);
+  assert_int_equal(r.c.early_reconvergences, 1);
   replay_done(&r);
 }
 
@@ -370,27 +374,126 @@ static void barriers_in_both_sides(void **state) {
 }
 
 /* mp-orec with splits that keep filling their entry: a chain of entries with the same mask,
- * one per branch of an (inconsistent) ipdom table, until the RT is full: an error, not an
- * overwrite. */
-static void table_overflow(void **state) {
+ * one per branch of an (inconsistent) ipdom table, longer than the 2W entries the state holds:
+ * the RT grows on the heap (replay_done releases it; ASan would see a leak) and every entry is
+ * kept. */
+static void deep_chains_grow(void **state) {
   (void)state;
   static uint32_t ipdom[40];
   for (unsigned b = 0; b < 40; b++) ipdom[b] = 40 - b / 2; /* branch 2i: ipdom 40-i */
   replay r;
   replay_init(&r, "mp-orec", 41, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 41);
-  weft_status s = WEFT_SUCCESS;
-  unsigned i;
-  for (i = 0; i < 16 && s == WEFT_SUCCESS; i++) {
+  for (unsigned i = 0; i < 16; i++) {
     uint32_t b = 2 * i, rpc = ipdom[b];
-    s = branch(&r, b, 2, (uint32_t[]){b + 2, b + 3}, (uint64_t[]){0x3, 0xc});
-    if (s != WEFT_SUCCESS) break;
+    split2(&r, b, b + 2, 0x3, b + 3, 0xc);
     run(&r, b + 3, 0xc, rpc);
     jump(&r, b + 3, b + 2); /* merges with the split at b + 2 */
     expect_next(&r, b + 2, 0xf, rpc);
   }
-  assert_int_equal(s, WEFT_ERROR_OUT_OF_MEMORY);
-  assert_int_equal(i, 8); /* 2W = 8 entries */
+  assert_int_equal(r.c.max_rt_entries, 16); /* 2W = 8 in the state */
+  assert_int_equal(r.c.early_reconvergences, 16);
+  assert_int_equal(r.c.max_splits, 2);
+  replay_done(&r);
+}
+
+/* --split-order lowest-pc on Figure 6: the ready split with the smallest PC runs first, B before
+ * C, then D before E, whatever slot they are in. */
+static void lowest_pc_order(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {6, 6, 5, 5, 5, 6, 7};
+  replay r;
+  replay_init_cfg(&r, "mp", 7, ipdom, 0xf, (policy_config){SPLIT_LOWEST_PC, 4});
+  expect_next(&r, 0, 0xf, 7);
+  split2(&r, 0, 1, 0x5, 2, 0xa);
+  expect_next(&r, 1, 0x5, 6);
+  step(&r, 1, 0x5, 6, 6); /* still the lowest: rr would have moved on to C */
+  expect_next(&r, 2, 0xa, 6);
+  split2(&r, 2, 3, 0x2, 4, 0x8);
+  step(&r, 3, 0x2, 5, 5);
+  step(&r, 4, 0x8, 5, 5);
+  step(&r, 5, 0xa, 6, 6);
+  expect_next(&r, 6, 0xf, 7);
+  replay_done(&r);
+}
+
+/* --max-splits 2 (the paper's Section 5, the dual-path stack) on Figure 6: when C diverges, D
+ * takes the slot C left and E finds both taken: it waits, is never offered, and becomes ready
+ * when D arrives at F. The stats count E among the splits but not among the ST entries. */
+static void max_splits_parks(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {6, 6, 5, 5, 5, 6, 7};
+  replay r;
+  replay_init_cfg(&r, "mp", 7, ipdom, 0xf, (policy_config){SPLIT_RR, 2});
+  expect_next(&r, 0, 0xf, 7);
+  split2(&r, 0, 1, 0x5, 2, 0xa);
+  run(&r, 2, 0xa, 6);
+  split2(&r, 2, 3, 0x2, 4, 0x8);
+  expect_state(&r, "warp split table: 3 splits\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     1     6    0  0101\n"
+                   "     1     3     5    1  0010\n"
+                   "     2     4     5    1  1000  waiting for a table slot\n"
+                   "reconvergence table: 2 entries\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     6     7    -  1111    1111\n"
+                   "     1     5     6    0  1010    1010\n");
+  for (int n = 0; n < 4; n++) { /* B and D take turns; E never comes */
+    assert_int_equal(r.ops->next(r.st, &r.ctx.pc, &r.ctx.mask, &r.ctx.guard), 1);
+    assert_int_not_equal(r.ctx.pc, 4);
+  }
+  run(&r, 3, 0x2, 5);
+  jump(&r, 3, 5); /* D arrives at F: its slot goes to E */
+  run(&r, 4, 0x8, 5);
+  jump(&r, 4, 5);
+  run(&r, 5, 0xa, 6);
+  jump(&r, 5, 6);
+  run(&r, 1, 0x5, 6);
+  jump(&r, 1, 6);
+  expect_next(&r, 6, 0xf, 7);
+  assert_int_equal(r.c.max_splits, 3);
+  assert_int_equal(r.c.split_excess, 2);
+  assert_int_equal(r.c.max_st_entries, 2);
+  assert_int_equal(r.c.max_rt_entries, 2);
+  assert_int_equal(r.c.reconvergences, 2);
+  replay_done(&r);
+}
+
+/* Waiting for a slot never deadlocks: a three-way switch under --max-splits 2; when B and C
+ * have arrived at E, E waits for D's lanes, and D, parked, has become ready. */
+static void max_splits_no_deadlock(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {4, 4, 4, 4, 5};
+  replay r;
+  replay_init_cfg(&r, "mp-orec", 5, ipdom, 0xf, (policy_config){SPLIT_LOWEST_PC, 2});
+  expect_next(&r, 0, 0xf, 5);
+  assert_int_equal(branch(&r, 0, 3, (uint32_t[]){1, 2, 3}, (uint64_t[]){0x1, 0x2, 0xc}), 0);
+  step(&r, 1, 0x1, 4, 4);
+  step(&r, 2, 0x2, 4, 4);
+  step(&r, 3, 0xc, 4, 4);
+  expect_next(&r, 4, 0xf, 5);
+  replay_done(&r);
+}
+
+/* Splits at a barrier hold no slot: three paths each reach a barrier under --max-splits 2, the
+ * third gets a slot when the first waits, and the barrier sees the whole warp. */
+static void max_splits_barriers(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {4, 4, 4, 4, 5};
+  uint32_t pc = 0;
+  replay r;
+  replay_init_cfg(&r, "mp", 5, ipdom, 0xf, (policy_config){SPLIT_RR, 2});
+  expect_next(&r, 0, 0xf, 5);
+  assert_int_equal(branch(&r, 0, 3, (uint32_t[]){1, 2, 3}, (uint64_t[]){0x1, 0x2, 0xc}), 0);
+  for (uint32_t b = 1; b <= 3; b++) {
+    run(&r, b, b == 3 ? 0xc : b, 4);
+    assert_int_equal(barrier(&r, b, 4), 0);
+  }
+  expect_none(&r);
+  assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0xf);
+  assert_int_equal(pc, 1);
+  r.ops->barrier_release(r.st, &r.c);
+  expect_next(&r, 4, 0xf, 5);
   replay_done(&r);
 }
 
@@ -565,7 +668,11 @@ int main(void) {
       cmocka_unit_test(loop_trip_count),
       cmocka_unit_test(returns_and_switch),
       cmocka_unit_test(barriers_in_both_sides),
-      cmocka_unit_test(table_overflow),
+      cmocka_unit_test(deep_chains_grow),
+      cmocka_unit_test(lowest_pc_order),
+      cmocka_unit_test(max_splits_parks),
+      cmocka_unit_test(max_splits_no_deadlock),
+      cmocka_unit_test(max_splits_barriers),
       cmocka_unit_test(barrier_in_both_sides_launch),
       cmocka_unit_test(one_sided_barrier_deadlock),
       cmocka_unit_test(same_results_as_stack),
