@@ -193,6 +193,22 @@ static void mp_fig5_mp(void **state) {
   check(&t, e, 4);
 }
 
+/* Figure 5 again with --split-order lowest-pc: B (the lower PC) reaches D first, as the paper
+ * draws it, so every step is the figure's: (3) B arrives, D pending 1010; (4)-(5) C arrives,
+ * D1111 moves back to the ST. */
+static void mp_fig5_mp_lowest_pc(void **state) {
+  (void)state;
+  trace t = {.letters = "ABCD"};
+  static const expect e[] = {
+      {"A", "1111", "diverge", "ST 0:B0101>D 1:C1010>D | RT 0:D1111/1111>$"}, /* (2) */
+      {"B", "0101", "execute", "ST 1:C1010>D | RT 0:D1111/1010>$"},           /* (3) */
+      {"C", "1010", "reconverge", "ST 0:D1111>$ | RT"},                       /* (4), (5) */
+      {"D", "1111", "exit", "ST | RT"},
+  };
+  run_trace(&t, "mp_fig2.cl", "--policy mp --split-order lowest-pc " W4);
+  check(&t, e, 4);
+}
+
 /* MP paper, Figure 6(b): nested divergence under MP IPDOM. (2) as in Figure 5 with RPC G;
  * (3) C1010 diverges: it moves to the RT at F, D0010 and E1000 take the first free ST slots,
  * three parallel paths. The paper then has B reach G (4), E reach F (5), D reach F (6), which
@@ -337,8 +353,9 @@ int main(int argc, char **argv) {
   weft = argv[1], teaching_dir = argv[2];
   const char *group = argv[3];
   const struct CMUnitTest stack[] = {cmocka_unit_test(mp_fig3_stack)};
-  const struct CMUnitTest mp[] = {cmocka_unit_test(mp_fig5_mp), cmocka_unit_test(mp_fig6_mp),
-                                  cmocka_unit_test(mp_fig10_mp)};
+  const struct CMUnitTest mp[] = {cmocka_unit_test(mp_fig5_mp),
+                                  cmocka_unit_test(mp_fig5_mp_lowest_pc),
+                                  cmocka_unit_test(mp_fig6_mp), cmocka_unit_test(mp_fig10_mp)};
   const struct CMUnitTest orec[] = {cmocka_unit_test(mp_fig11_orec)};
   const struct CMUnitTest pc[] = {cmocka_unit_test(collange_table2_pc)};
   const struct CMUnitTest bcc[] = {cmocka_unit_test(vaidya_fig4_bcc),
