@@ -166,12 +166,12 @@ static void st_remove(mp_state *s, uint32_t i) {
 }
 
 /* Into the first free slot, parked: promote() decides when it may run. */
-static weft_status st_insert(mp_state *s, mp_split sp) {
+static weft_status st_insert(mp_state *s, const mp_split *sp) {
   if (!~s->used) return WEFT_ERROR_OUT_OF_MEMORY; /* disjoint masks: cannot happen */
   uint32_t i = (uint32_t)__builtin_ctzll(~s->used);
   if (i >= s->k->warp) return WEFT_ERROR_OUT_OF_MEMORY;
-  sp.seq = s->seq++;
-  s->st[i] = sp;
+  s->st[i] = *sp;
+  s->st[i].seq = s->seq++;
   s->used |= 1ull << i, s->parked |= 1ull << i;
   return WEFT_SUCCESS;
 }
@@ -205,7 +205,9 @@ static void observe(mp_state *s, policy_counters *c) {
 
 /* ---- events ---- */
 
-static weft_status place(mp_state *s, mp_split sp, policy_counters *c);
+/* By pointer: a split copied by value right after one of its fields was written costs a
+ * store-forwarding stall on every event. */
+static weft_status place(mp_state *s, const mp_split *sp, policy_counters *c);
 
 /* The entry's pending mask is empty: it becomes a split at its PC with all its lanes. */
 static weft_status resolve(mp_state *s, uint32_t rix, policy_counters *c) {
@@ -213,7 +215,7 @@ static weft_status resolve(mp_state *s, uint32_t rix, policy_counters *c) {
   mp_split sp = {r->rmask, r->pc, r->rpc, r->rix, MP_NONE, 0};
   rt_free(s, rix);
   c->reconvergences++;
-  return place(s, sp, c);
+  return place(s, &sp, c);
 }
 
 /* Lanes of a split reached the reconvergence point of entry rix. */
@@ -254,10 +256,10 @@ static int merge(mp_state *s, const mp_split *sp, policy_counters *c) {
 
 /* Puts a split into the ST: at its RPC it arrives instead, at the end it finishes, and under
  * mp-orec it merges with a waiting split at the same PC, RPC and entry. */
-static weft_status place(mp_state *s, mp_split sp, policy_counters *c) {
-  if (sp.pc >= s->k->nblocks) return finish(s, sp.rix, sp.mask, c);
-  if (sp.pc == sp.rpc && sp.rix != MP_NONE) return arrive(s, sp.rix, sp.mask, c);
-  if (s->orec && merge(s, &sp, c)) return WEFT_SUCCESS;
+static weft_status place(mp_state *s, const mp_split *sp, policy_counters *c) {
+  if (sp->pc >= s->k->nblocks) return finish(s, sp->rix, sp->mask, c);
+  if (sp->pc == sp->rpc && sp->rix != MP_NONE) return arrive(s, sp->rix, sp->mask, c);
+  if (s->orec && merge(s, sp, c)) return WEFT_SUCCESS;
   return st_insert(s, sp);
 }
 
@@ -295,7 +297,7 @@ static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx,
   }
   for (unsigned t = 0; t < ctx->ntargets; t++) {
     mp_split child = {ctx->target_mask[t], ctx->target_pc[t], r, parent, MP_NONE, 0};
-    weft_status e = place(s, child, c);
+    weft_status e = place(s, &child, c);
     if (e != WEFT_SUCCESS) return e;
   }
   return WEFT_SUCCESS;
@@ -311,7 +313,7 @@ static weft_status mp_branch(void *st, const weft_warp_ctx *ctx, policy_counters
     e = diverge(s, sp, ctx, c);
   } else {
     sp.pc = ctx->target_pc[0];
-    e = place(s, sp, c);
+    e = place(s, &sp, c);
   }
   promote(s);
   observe(s, c);
@@ -355,7 +357,7 @@ static void mp_barrier_release(void *st, policy_counters *c) {
     st_remove(s, i);
   }
   for (uint32_t i = 0; i < n; i++)
-    if (place(s, go[i], c) != WEFT_SUCCESS) s->broken = 1; /* reported by the scheduler */
+    if (place(s, &go[i], c) != WEFT_SUCCESS) s->broken = 1; /* reported by the scheduler */
   promote(s);
   observe(s, c);
 }
