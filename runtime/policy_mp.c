@@ -30,7 +30,10 @@
  * mp-orec: a split inserted into the ST (by a branch, a reconvergence or a barrier) at the same
  * PC, RPC and R-index as a waiting split (ready or parked) merges into it: an early
  * reconvergence, at block granularity, counted apart from the reconvergences. The R-index must
- * match too, since the merged lanes must arrive at one entry.
+ * match too, since the merged lanes must arrive at one entry. So that a split cannot pass a
+ * waiting one inside the generated code, a running split's guard is the lowest PC where a split
+ * it could merge with waits, when that is below its RPC (orec_guard); reaching it, the split
+ * merges, or goes on from there before any other split (goes_on), as it would have unguarded.
  *
  * Bounds: the ST's masks are disjoint and non-empty, so it never holds more than W splits (a
  * bitmask of used slots finds a free one and the next ready one in O(1)). Under `mp` the live RT
@@ -82,6 +85,7 @@ typedef struct mp_state {
   const weft_compiled_kernel *k;
   uint32_t orec, order, max_ready;
   uint32_t cur;         /* the slot next() returned last: the events belong to it */
+  uint32_t again;       /* mp-orec: a split that met its guard and goes on, or MP_NONE */
   uint32_t broken;      /* a table overflowed where no error could be returned */
   uint32_t seq;         /* splits inserted so far */
   uint64_t live, finished;
@@ -110,6 +114,7 @@ static void init(mp_state *s, const weft_compiled_kernel *k, const policy_config
   s->rt = s->rt_inline = (mp_rec *)(at + (size_t)k->warp * sizeof(mp_split));
   s->st[0] = (mp_split){live, 0, k->nblocks, MP_NONE, MP_NONE, 0};
   s->cur = k->warp - 1; /* round robin starts at slot 0 */
+  s->again = MP_NONE;
 }
 static void mp_init(void *st, const weft_compiled_kernel *k, const policy_config *cfg,
                     uint64_t live) {
@@ -241,17 +246,24 @@ static weft_status finish(mp_state *s, uint32_t rix, uint64_t lanes, policy_coun
   return first != MP_NONE && !s->rt[first].pending ? resolve(s, first, c) : WEFT_SUCCESS;
 }
 
+/* A split other than slot `except` that waits at pc with the same RPC and entry, or NULL. */
+static mp_split *waiting_at(mp_state *s, uint32_t pc, uint32_t rpc, uint32_t rix,
+                            uint32_t except) {
+  uint64_t others = s->used & ~s->waiting & ~(except < 64 ? 1ull << except : 0);
+  for (uint64_t m = others; m; m &= m - 1) {
+    mp_split *o = &s->st[__builtin_ctzll(m)];
+    if (o->pc == pc && o->rpc == rpc && o->rix == rix) return o;
+  }
+  return NULL;
+}
+
 /* mp-orec: merges sp into a waiting split at the same PC, RPC and entry; 0 if there is none. */
 static int merge(mp_state *s, const mp_split *sp, policy_counters *c) {
-  for (uint64_t m = s->used & ~s->waiting; m; m &= m - 1) {
-    mp_split *o = &s->st[__builtin_ctzll(m)];
-    if (o->pc == sp->pc && o->rpc == sp->rpc && o->rix == sp->rix) {
-      o->mask |= sp->mask;
-      c->early_reconvergences++;
-      return 1;
-    }
-  }
-  return 0;
+  mp_split *o = waiting_at(s, sp->pc, sp->rpc, sp->rix, MP_NONE);
+  if (!o) return 0;
+  o->mask |= sp->mask;
+  c->early_reconvergences++;
+  return 1;
 }
 
 /* Puts a split into the ST: at its RPC it arrives instead, at the end it finishes, and under
@@ -273,6 +285,22 @@ static uint32_t lowest_pc(const mp_state *s, uint64_t ready) {
   return best;
 }
 
+/* mp-orec publishes, instead of the split's RPC, the smallest PC where another split waits
+ * that it could merge with (same RPC and entry), when that is smaller. The generated code then
+ * returns when the split branches forward to that PC or past it, and place() merges the two
+ * there; otherwise a split would run through a block where another waits without seeing it (a
+ * loop's split coming back round to the waiting side, the MP paper's Figure 11). Back edges stay
+ * inline, so a split whose guard lies behind it returns at its next forward branch. */
+static uint32_t orec_guard(const mp_state *s, uint32_t i) {
+  const mp_split *sp = &s->st[i];
+  uint32_t guard = sp->rpc;
+  for (uint64_t m = s->used & ~s->waiting & ~(1ull << i); m; m &= m - 1) {
+    const mp_split *o = &s->st[__builtin_ctzll(m)];
+    if (o->pc < guard && o->rpc == sp->rpc && o->rix == sp->rix) guard = o->pc;
+  }
+  return guard;
+}
+
 static int mp_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
   mp_state *s = st;
   uint64_t ready = ready_splits(s);
@@ -280,9 +308,11 @@ static int mp_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
   uint64_t after = ready & ~((2ull << s->cur) - 1); /* the slots after cur (none after 63) */
   uint32_t i = s->order == SPLIT_LOWEST_PC ? lowest_pc(s, ready)
                                            : (uint32_t)__builtin_ctzll(after ? after : ready);
+  if (s->again != MP_NONE && (ready >> s->again & 1)) i = s->again;
+  s->again = MP_NONE;
   const mp_split *sp = &s->st[i];
   s->cur = i;
-  *pc = sp->pc, *mask = sp->mask, *guard = sp->rpc;
+  *pc = sp->pc, *mask = sp->mask, *guard = s->orec ? orec_guard(s, i) : sp->rpc;
   return 1;
 }
 
@@ -303,12 +333,26 @@ static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx,
   return WEFT_SUCCESS;
 }
 
+/* mp-orec: the split met the guard orec_guard() published, short of its RPC, and nobody waits
+ * there to merge with: it goes on from there, before any other split (next() gives it again),
+ * as it would have without the guard. */
+static int goes_on(mp_state *s, uint32_t to) {
+  mp_split *sp = &s->st[s->cur];
+  if (!s->orec || to >= sp->rpc || to >= s->k->nblocks ||
+      waiting_at(s, to, sp->rpc, sp->rix, s->cur))
+    return 0;
+  sp->pc = to;
+  s->again = s->cur;
+  return 1;
+}
+
 static weft_status mp_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
   mp_state *s = st;
+  if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
+  if (ctx->ntargets == 1 && goes_on(s, ctx->target_pc[0])) return WEFT_SUCCESS;
   mp_split sp = s->st[s->cur];
   weft_status e;
   st_remove(s, s->cur);
-  if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
   if (ctx->ntargets > 1) {
     e = diverge(s, sp, ctx, c);
   } else {

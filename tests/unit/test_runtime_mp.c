@@ -177,10 +177,13 @@ static void figure11_orec(void **state) {
     replay_init(&r, orec ? "mp-orec" : "mp", 4, ipdom, 0xf);
     expect_next(&r, 0, 0xf, 4);
     split2(&r, 0, 1, 0xa, 2, 0x5);
-    run(&r, 2, 0x5, 3);
+    /* Under mp-orec a split publishes the PC where its sibling waits (B), so that the generated
+     * code gives it back on the way there: C0101 loops back to A inline and returns at A's
+     * branch to B. Under mp its guard is its RPC D, and A to B would stay inline. */
+    run(&r, 2, 0x5, orec ? 1 : 3);
     jump(&r, 2, 0); /* C0101 back to A */
     expect_state(&r, before);
-    run(&r, 0, 0x5, 3);
+    run(&r, 0, 0x5, orec ? 1 : 3);
     jump(&r, 0, 1); /* A0101 to B */
     if (orec) {
       expect_state(&r, "warp split table: 1 split\n" /* (4b): B1111 */
@@ -226,7 +229,7 @@ static void early_merge_at_divergence(void **state) {
   replay_init(&r, "mp-orec", 4, ipdom, 0xf);
   expect_next(&r, 0, 0xf, 4);
   split2(&r, 0, 1, 0xa, 2, 0x5);
-  expect_next(&r, 2, 0x5, 3); /* round robin: the slot after the one that ran */
+  expect_next(&r, 2, 0x5, 1); /* round robin: the slot after the one that ran; guard B */
   split2(&r, 0, 1, 0x1, 2, 0x4);
   expect_state(&r, "warp split table: 2 splits\n"
                    "     #    PC   RPC    R  mask\n"
@@ -238,7 +241,7 @@ static void early_merge_at_divergence(void **state) {
   assert_int_equal(r.c.early_reconvergences, 1);
   assert_int_equal(r.c.reconvergences, 0);
   assert_int_equal(r.c.divergent_branches, 2);
-  expect_next(&r, 1, 0xb, 3); /* round robin wraps to slot 0 */
+  expect_next(&r, 1, 0xb, 2); /* round robin wraps to slot 0; guard C, where C0100 waits */
   jump(&r, 1, 3);
   expect_next(&r, 2, 0x4, 3);
   jump(&r, 2, 3); /* C0100 leaves the loop: everybody is at D */
@@ -387,8 +390,8 @@ static void deep_chains_grow(void **state) {
   for (unsigned i = 0; i < 16; i++) {
     uint32_t b = 2 * i, rpc = ipdom[b];
     split2(&r, b, b + 2, 0x3, b + 3, 0xc);
-    run(&r, b + 3, 0xc, rpc);
-    jump(&r, b + 3, b + 2); /* merges with the split at b + 2 */
+    run(&r, b + 3, 0xc, b + 2 < rpc ? b + 2 : rpc); /* guard: where its sibling waits */
+    jump(&r, b + 3, b + 2);     /* merges with the split at b + 2 */
     expect_next(&r, b + 2, 0xf, rpc);
   }
   assert_int_equal(r.c.max_rt_entries, 16); /* 2W = 8 in the state */
@@ -468,8 +471,8 @@ static void max_splits_no_deadlock(void **state) {
   replay_init_cfg(&r, "mp-orec", 5, ipdom, 0xf, (policy_config){SPLIT_LOWEST_PC, 2});
   expect_next(&r, 0, 0xf, 5);
   assert_int_equal(branch(&r, 0, 3, (uint32_t[]){1, 2, 3}, (uint64_t[]){0x1, 0x2, 0xc}), 0);
-  step(&r, 1, 0x1, 4, 4);
-  step(&r, 2, 0x2, 4, 4);
+  step(&r, 1, 0x1, 2, 4); /* guards: the lowest PC where a sibling waits, else E */
+  step(&r, 2, 0x2, 3, 4);
   step(&r, 3, 0xc, 4, 4);
   expect_next(&r, 4, 0xf, 5);
   replay_done(&r);

@@ -234,33 +234,27 @@ static void mp_fig6_mp(void **state) {
 }
 
 /* MP paper, Figure 11 (the loop of Figure 10) under mp-orec. A1111 diverges into B1010 and
- * C0101, both with RPC D (the figure's (1)). The C split loops back to A (one step: C..A) and
- * goes to B while B1010 still waits there: the splits at the same PC with the same RPC merge,
- * an early reconvergence (the figure's (2)-(4): weft merges at block granularity, on entry to B,
- * so no B_R entry appears in the RT). In weft a split enters B through the policy only when it
- * diverges (a uniform branch below the RPC stays in generated code), so the kernel's data make
- * the C split diverge in A: its lane 2 goes to B (merging into B1110, where the paper has
- * B0101 + B1010), lane 0 loops on. B then runs once for three lanes. Block 'e' is the code
- * before the loop, 'x' the loop's exit edge. */
+ * C0101, both with RPC D (the figure's (1)). The C split loops back to A (one step: C..A, the
+ * back edge stays inline) and goes on to B, where B1010 still waits: mp-orec published B as the
+ * C split's guard, so the generated code returns there and the policy merges the two splits at
+ * the same PC with the same RPC into B1111, an early reconvergence (the figure's (2)-(4), at
+ * block granularity: no B_R entry appears in the RT). B then runs once for the whole warp and
+ * reaches D. Block 'e' is the code before the loop, 'x' the loop's exit edge. */
 static void mp_fig11_orec(void **state) {
   (void)state;
   trace t = {.letters = "eABCxD"};
   static const expect e[] = {
       {"e", "1111", "execute", "ST 0:e1111>$ | RT"},
       {"A", "1111", "diverge", "ST 0:B1010>D 1:C0101>D | RT 0:D1111/1111>$"}, /* (1) */
-      {"C..A", "0101", "early reconvergence",
-       "ST 0:B1110>D 1:C0001>D | RT 0:D1111/1111>$"},                         /* (2)-(4) */
-      {"B", "1110", "execute", "ST 1:C0001>D | RT 0:D1111/0001>$"},
-      {"C..A", "0001", "execute", "ST 1:C0001>D | RT 0:D1111/0001>$"},
-      {"C", "0001", "execute", "ST 1:C0001>D | RT 0:D1111/0001>$"},
-      {"x", "0001", "reconverge", "ST 0:D1111>$ | RT"},
+      {"C..A", "0101", "early reconvergence", "ST 0:B1111>D | RT 0:D1111/1111>$"}, /* (2)-(4) */
+      {"B", "1111", "reconverge", "ST 0:D1111>$ | RT"},
       {"D", "1111", "exit", "ST | RT"},
   };
   run_trace(&t, "mp_fig10.cl", "--policy mp-orec " W4);
-  check(&t, e, 8);
+  check(&t, e, 5);
 }
 
-/* The same loop under plain mp: no early reconvergence, B runs twice (B1010 and B0100). */
+/* The same loop under plain mp: no early reconvergence, B runs twice (B1010 and B0101). */
 static void mp_fig10_mp(void **state) {
   (void)state;
   trace t = {.letters = "eABCxD"};
