@@ -196,7 +196,7 @@ typedef struct weft_trace_step {
   uint64_t blocks;                /* block executions in the step */
   uint64_t groups_run;            /* lane groups (G lanes) that ran the step's blocks */
   uint64_t groups_skipped;        /* lane groups skipped because none of their lanes ran (BCC) */
-  unsigned reconvergences;        /* made by this step, early ones included */
+  unsigned reconvergences;        /* made by this step at IPDOMs (early ones apart) */
   unsigned early_reconvergences;
   const char *state_text;         /* the policy's state after the step, for people: lines */
   const char *state_json;         /* the same as one JSON object */
