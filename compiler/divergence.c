@@ -77,6 +77,25 @@ static value_fact affine_binop(const divergence *d, LLVMValueRef inst, LLVMOpcod
   }
 }
 
+/* An int or uint index from a size_t id, a[(int)get_global_id(0)]: instcombine writes the sext
+ * of the trunc as `ashr (shl x, c), c` and the zext of it as `and x, 2^k - 1`. Like trunc and
+ * sext these keep x's lane-affinity as long as no lane group's values straddle the cut, which
+ * holds for ids: a group's lanes are G consecutive ids from a multiple of G (packed accesses
+ * need local size X to be a multiple of G), and 2^31 and 2^32 are multiples of G. */
+static value_fact narrowed_fact(const divergence *d, LLVMValueRef inst, LLVMOpcode op) {
+  LLVMValueRef x = LLVMGetOperand(inst, 0), amount = LLVMGetOperand(inst, 1);
+  int ok, ok2;
+  if (op == LLVMAShr && LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMShl) {
+    int64_t c = const_int(amount, &ok), c2 = const_int(LLVMGetOperand(x, 1), &ok2);
+    if (ok && ok2 && c == c2 && c <= 32) return divergence_of(d, LLVMGetOperand(x, 0));
+  }
+  if (op == LLVMAnd && LLVMIsAConstantInt(amount)) {
+    uint64_t m = LLVMConstIntGetZExtValue(amount);
+    if (m >= 0xffffffffull && (m & (m + 1)) == 0) return divergence_of(d, x);
+  }
+  return join_operands(d, inst);
+}
+
 static value_fact gep_fact(const divergence *d, LLVMValueRef gep) {
   value_fact base = divergence_of(d, LLVMGetOperand(gep, 0));
   if (base.shape == VARYING) return varying();
@@ -123,6 +142,7 @@ static value_fact inst_fact(const divergence *d, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   switch (op) {
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: return affine_binop(d, inst, op);
+  case LLVMAShr: case LLVMAnd: return narrowed_fact(d, inst, op);
   case LLVMSExt: case LLVMZExt: case LLVMTrunc: case LLVMFreeze:
   case LLVMAddrSpaceCast: case LLVMBitCast:
     return divergence_of(d, LLVMGetOperand(inst, 0));

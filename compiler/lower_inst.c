@@ -94,6 +94,21 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   return phi;
 }
 
+/* The address lane 0 of the group would use, for a packed access of elements of type t. With
+ * every lane active it is lane 0's own; otherwise it comes from the first active lane: an
+ * inactive lane's value may be stale (a frame slot it never stored, say). */
+static LLVMValueRef lane0_address(lower *L, LLVMValueRef p, LLVMTypeRef t, enum access_mode mode) {
+  if (mode == PACKED_FULL) return LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp); /* not 0: BCC skips empty groups */
+  LLVMTypeRef bt = LLVMTypeOf(bits);
+  LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
+                                    (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+  LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
+  LLVMValueRef back = LLVMBuildMul(L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMABISizeOfType(L->td, t)), "");
+  LLVMValueRef at = LLVMBuildExtractElement(L->b, p, lane, "");
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), at, &back, 1, "");
+}
+
 static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
   LLVMValueRef m = lw_expand_mask(L, L->gmask, k);
   return mode == PACKED_FULL ? LLVMConstAllOnes(LLVMTypeOf(m)) : m;
@@ -105,7 +120,7 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
   LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0)), m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
   if (mode != GATHER) {
-    LLVMValueRef p0 = LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
+    LLVMValueRef p0 = lane0_address(L, p, t, mode);
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                         (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
   }
@@ -122,7 +137,7 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
   if (mode != GATHER) {
-    LLVMValueRef p0 = LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
+    LLVMValueRef p0 = lane0_address(L, p, t, mode);
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                  (LLVMValueRef[]){v, p0, align, m}, 4);
     return NULL;

@@ -37,6 +37,8 @@ const kcase kcases[] = {
          G(I32, 1024, 0, 0)),
     CASE(loop_continue, R1(1024, 64), 2, G(I32, 1024, 0, 255), G(I32, 1024, 0, 0)),
     CASE(early_return, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 1024, -1000, 1000)),
+    CASE(packed_after_return, R1(1024, 64), 3, G(I32, 1024, -100, 100),
+         G(I32, 1024, -1000, 1000), V(I32, 0)),
     CASE(switch_fallthrough, R1(1024, 64), 2, G(I32, 1024, 0, 100), G(I32, 1024, 0, 0)),
     {"uniform_branch", R1(1024, 64), 3, {G(I32, 1024, -100, 100), V(I32, 1), G(I32, 1024, 0, 0)},
      oracle_uniform_branch, 0, false, .uniform = true},

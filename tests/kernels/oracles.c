@@ -81,6 +81,14 @@ void oracle_early_return(kio *io) {
   }
 }
 
+void oracle_packed_after_return(kio *io) {
+  int off = VAL(int32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    int v = IN(int32_t, 0)[i];
+    if (v >= 0) OUT(int32_t, 1)[i + (size_t)off] = v % 2 ? 3 * v : v + 7;
+  }
+}
+
 void oracle_switch_fallthrough(kio *io) {
   static const int by_case[8] = {11, 10, 1100, 1100, 1000, 0, -1, 0};
   for (size_t i = 0; i < N(io); i++) {

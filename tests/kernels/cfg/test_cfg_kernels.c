@@ -190,6 +190,29 @@ static void order_inverted_conditions(void **s) {
   }
 }
 
+/* --- divergence --- */
+
+/* int_index.cl: every address from an int or uint index of get_global_id(0) is lane-affine with
+ * the element's size as stride, which is what makes its accesses packed. */
+static void int_and_uint_indexes_are_affine(void **s) {
+  (void)s;
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/int_index.cl' --divergence", cfg_dir);
+  run r = weft_cfg(args);
+  assert_int_equal(r.status, 0);
+  int geps = 0;
+  for (const char *line = r.out; *line;) {
+    const char *eol = strchr(line, '\n');
+    int len = eol ? (int)(eol - line) : (int)strlen(line);
+    if (memmem(line, (size_t)len, "getelementptr", 13) && ++geps &&
+        strncmp(line, "  affine (+4) ", 14))
+      fail_msg("not lane-affine by 4 bytes: %.*s", len, line);
+    line += len + (eol != NULL);
+  }
+  assert_int_equal(geps, 4);
+  run_free(&r);
+}
+
 /* --- errors --- */
 
 static void syntax_error(void **s) {
@@ -244,7 +267,8 @@ static void select_kernel(void **s) {
 
 int main(int argc, char **argv) {
   if (argc != 5) {
-    fprintf(stderr, "usage: %s WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors}\n", argv[0]);
+    fprintf(stderr, "usage: %s WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors|divergence}\n",
+            argv[0]);
     return 2;
   }
   weft = argv[1], teaching_dir = argv[2], cfg_dir = argv[3];
@@ -258,6 +282,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(order_mp_fig10),          cmocka_unit_test(order_collange_table2),
       cmocka_unit_test(order_collange_listing1), cmocka_unit_test(order_inverted_conditions),
   };
+  const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine)};
   const struct CMUnitTest errors[] = {
       cmocka_unit_test(syntax_error),
       cmocka_unit_test(missing_file),
@@ -267,6 +292,8 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[4], "ipdom")) return cmocka_run_group_tests_name("ipdom", ipdom, NULL, NULL);
   if (!strcmp(argv[4], "order")) return cmocka_run_group_tests_name("order", order, NULL, NULL);
   if (!strcmp(argv[4], "errors")) return cmocka_run_group_tests_name("errors", errors, NULL, NULL);
+  if (!strcmp(argv[4], "divergence"))
+    return cmocka_run_group_tests_name("divergence", divergence, NULL, NULL);
   fprintf(stderr, "%s: unknown group '%s'\n", argv[0], argv[4]);
   return 2;
 }
