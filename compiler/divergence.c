@@ -69,28 +69,33 @@ static value_fact affine_binop(const divergence *d, LLVMValueRef inst, LLVMOpcod
     return ok ? (value_fact){AFFINE, (x.shape == AFFINE ? x.stride : y.stride) * c} : varying();
   }
   case LLVMShl: {
+    int64_t c = const_int(LLVMGetOperand(inst, 1), &ok), stride;
+    if (!ok || x.shape != AFFINE || c < 0 || c > 62 ||
+        __builtin_mul_overflow(x.stride, (int64_t)1 << c, &stride))
+      return varying();
+    return (value_fact){AFFINE, stride};
+  }
+  case LLVMAShr: case LLVMLShr: { /* exact when every lane has the same low bits */
     int64_t c = const_int(LLVMGetOperand(inst, 1), &ok);
-    return ok && x.shape == AFFINE && c >= 0 && c < 32 ? (value_fact){AFFINE, x.stride << c}
-                                                       : varying();
+    if (!ok || x.shape != AFFINE || c < 0 || c > 62 || x.stride % ((int64_t)1 << c))
+      return varying();
+    return (value_fact){AFFINE, x.stride / ((int64_t)1 << c)};
   }
   default: return varying();
   }
 }
 
-/* An int or uint index from a size_t id, a[(int)get_global_id(0)]: instcombine writes the sext
- * of the trunc as `ashr (shl x, c), c` and the zext of it as `and x, 2^k - 1`. Like trunc and
- * sext these keep x's lane-affinity as long as no lane group's values straddle the cut, which
- * holds for ids: a group's lanes are G consecutive ids from a multiple of G (packed accesses
- * need local size X to be a multiple of G), and 2^31 and 2^32 are multiples of G. */
-static value_fact narrowed_fact(const divergence *d, LLVMValueRef inst, LLVMOpcode op) {
-  LLVMValueRef x = LLVMGetOperand(inst, 0), amount = LLVMGetOperand(inst, 1);
-  int ok, ok2;
-  if (op == LLVMAShr && LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMShl) {
-    int64_t c = const_int(amount, &ok), c2 = const_int(LLVMGetOperand(x, 1), &ok2);
-    if (ok && ok2 && c == c2 && c <= 32) return divergence_of(d, LLVMGetOperand(x, 0));
-  }
-  if (op == LLVMAnd && LLVMIsAConstantInt(amount)) {
-    uint64_t m = LLVMConstIntGetZExtValue(amount);
+/* Integer casts as instcombine writes them keep lane-affinity, like trunc and sext, as long as
+ * no lane group's values straddle the cut: (long)(int)x becomes `ashr (shl x, 32), 32` (the
+ * shifts above), (ulong)(uint)x becomes `and x, 2^32 - 1`, and i * 4 + 3 an `or disjoint`. That
+ * holds for ids, the values that matter: a group's lanes are G consecutive ids from a multiple of
+ * G (packed accesses need local size X to be a multiple of G), and 2^31 and 2^32 are multiples
+ * of G. */
+static value_fact bitwise_fact(const divergence *d, LLVMValueRef inst, LLVMOpcode op) {
+  LLVMValueRef x = LLVMGetOperand(inst, 0), y = LLVMGetOperand(inst, 1);
+  if (op == LLVMOr && LLVMGetIsDisjoint(inst)) return affine_binop(d, inst, LLVMAdd);
+  if (op == LLVMAnd && LLVMIsAConstantInt(y)) {
+    uint64_t m = LLVMConstIntGetZExtValue(y);
     if (m >= 0xffffffffull && (m & (m + 1)) == 0) return divergence_of(d, x);
   }
   return join_operands(d, inst);
@@ -141,8 +146,9 @@ static value_fact call_fact(const divergence *d, LLVMValueRef call) {
 static value_fact inst_fact(const divergence *d, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   switch (op) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: return affine_binop(d, inst, op);
-  case LLVMAShr: case LLVMAnd: return narrowed_fact(d, inst, op);
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAShr: case LLVMLShr:
+    return affine_binop(d, inst, op);
+  case LLVMAnd: case LLVMOr: return bitwise_fact(d, inst, op);
   case LLVMSExt: case LLVMZExt: case LLVMTrunc: case LLVMFreeze:
   case LLVMAddrSpaceCast: case LLVMBitCast:
     return divergence_of(d, LLVMGetOperand(inst, 0));

@@ -8,6 +8,7 @@
 #include "barrier_local_arg.cl"
 #include "early_return.cl"
 #include "packed_after_return.cl"
+#include "int_indexes.cl"
 #include "float4_arith.cl"
 #include "function_calls.cl"
 #include "gcd_while.cl"
@@ -54,7 +55,7 @@
 const c_kernel c_kernels[] = {
     ENTRY(atomics_global) ENTRY(atomics_local) ENTRY(barrier_divergent) ENTRY(barrier_local_arg)
     ENTRY(early_return) ENTRY(float4_arith) ENTRY(function_calls) ENTRY(gcd_while) ENTRY(if_else)
-    ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(loop_break) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
+    ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(int_indexes) ENTRY(loop_break) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
     ENTRY(loop_in_divergent) ENTRY(loop_ulong) ENTRY(math_basic) ENTRY(math_transcendental)
     ENTRY(ndrange_2d) ENTRY(ndrange_3d) ENTRY(nested_if) ENTRY(nested_loops_break)
     ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)

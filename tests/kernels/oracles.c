@@ -89,6 +89,14 @@ void oracle_packed_after_return(kio *io) {
   }
 }
 
+void oracle_int_indexes(kio *io) {
+  const int32_t *a = IN(int32_t, 0);
+  for (size_t i = 0; i < N(io); i++) {
+    OUT(int32_t, 1)[i] = a[i] * 2 + 3;
+    OUT(int32_t, 2)[i] = a[i + 1] + 1;
+  }
+}
+
 void oracle_switch_fallthrough(kio *io) {
   static const int by_case[8] = {11, 10, 1100, 1100, 1000, 0, -1, 0};
   for (size_t i = 0; i < N(io); i++) {
