@@ -12,11 +12,14 @@
  * the slot; only the frame must keep the other lanes' values, and a call writes its own lanes
  * there (masked stores) for the values live where it stops. */
 typedef struct slot {
+  LLVMValueRef inst; /* the kernel's instruction */
   shape shape;
   LLVMTypeRef type;  /* the kernel's type of the value */
   LLVMValueRef u;    /* UNIFORM: alloca of type */
   LLVMValueRef *v;   /* otherwise: one alloca per lane group */
   int cross;
+  int remat;         /* computed again where a warp resumes, never kept in the frame */
+  unsigned stamp;    /* the resume block that computed it last (lw_frame_restore) */
   int index; /* among the cross slots, for liveness */
   size_t frame_off;
   size_t priv_off; /* an alloca's W private copies in the frame */
@@ -40,6 +43,7 @@ typedef struct lower {
   ptrmap slots;                    /* kernel instruction -> slot */
   slot **cross;                    /* the cross slots, by index */
   int ncross, live_words;
+  unsigned stamp;                  /* resume blocks emitted so far */
   uint64_t *live_in;               /* per PC: bitset of cross slots live at the block's start */
   ptrmap uniforms;                 /* kernel argument or __local global -> value in fn */
   size_t frame_size, static_local_size;

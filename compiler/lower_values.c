@@ -122,20 +122,47 @@ static size_t frame_alloc(lower *L, size_t bytes) {
   return off;
 }
 
+/* A pure function of the lane and the work-group: an id or size builtin, or integer arithmetic
+ * on those, constants and kernel arguments. Such a value is computed again where a warp resumes
+ * instead of being kept in the frame: ids are live almost everywhere, and saving them was most
+ * of what the exits wrote. Its operands' slots exist already: a definition's block comes before
+ * its uses' in PC order. */
+static int rematerializable(lower *L, LLVMValueRef inst) {
+  unsigned n = (unsigned)LLVMGetNumOperands(inst);
+  if (LLVMIsACallInst(inst)) {
+    builtin_kind k = builtin_of_call(inst).kind;
+    if (k < BI_GLOBAL_ID || k > BI_WORK_DIM) return 0;
+    n = LLVMGetNumArgOperands(inst);
+  } else {
+    switch (LLVMGetInstructionOpcode(inst)) {
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAShr: case LLVMLShr:
+    case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt: break;
+    default: return 0;
+    }
+  }
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef o = LLVMGetOperand(inst, i);
+    slot *s = lw_slot(L, o);
+    if (!(s ? s->remat : LLVMIsAConstantInt(o) || LLVMIsAArgument(o))) return 0;
+  }
+  return 1;
+}
+
 static void make_slot(lower *L, LLVMValueRef inst) {
   slot *s = ARENA_NEW(L->a, slot, 1);
+  s->inst = inst;
   s->type = LLVMTypeOf(inst);
   s->shape = divergence_of(L->dv, inst).shape;
   s->cross = used_elsewhere(inst);
+  s->remat = rematerializable(L, inst);
   if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
   else {
     s->v = ARENA_NEW(L->a, LLVMValueRef, L->ngroups);
     for (unsigned g = 0; g < L->ngroups; g++) s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
   }
-  if (s->cross) {
+  if (s->cross && !s->remat)
     s->frame_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, frame_type(L, s->type)));
-    s->index = L->ncross++;
-  }
+  if (s->cross) s->index = L->ncross++;
   if (LLVMIsAAllocaInst(inst))
     s->priv_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst)));
   ptrmap_put(L->a, &L->slots, inst, s);
@@ -229,11 +256,33 @@ static int live(const lower *L, int pc, int index) {
   return (int)(L->live_in[(size_t)pc * L->live_words + index / 64] >> (index % 64) & 1);
 }
 
+/* Computes a rematerialised value (and first the ones it is made of) for every lane group. */
+static void remat_value(lower *L, LLVMValueRef inst) {
+  slot *s = lw_slot(L, inst);
+  if (s->stamp == L->stamp) return;
+  s->stamp = L->stamp;
+  for (int i = 0; i < LLVMGetNumOperands(inst); i++)
+    if (lw_slot(L, LLVMGetOperand(inst, i))) remat_value(L, LLVMGetOperand(inst, i));
+  if (s->shape == UNIFORM) {
+    lw_inst_uniform(L, inst);
+    return;
+  }
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    L->grp = g, L->gmask = lw_group_mask(L, L->mask, g);
+    lw_inst_group(L, inst);
+  }
+}
+
 void lw_frame_restore(lower *L, int pc) {
   LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
                                     (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
-  for (int i = 0; i < L->ncross; i++)
-    if (live(L, pc, i)) restore_slot(L, L->cross[i], first);
+  L->stamp++;
+  for (int i = 0; i < L->ncross; i++) {
+    if (!live(L, pc, i)) continue;
+    slot *s = L->cross[i];
+    if (s->remat) remat_value(L, s->inst);
+    else restore_slot(L, s, first);
+  }
 }
 
 /* Writes the lanes of this call, and only those, of one value into the frame. */
@@ -252,6 +301,7 @@ static void save_slot(lower *L, slot *s) {
 
 void lw_frame_save(lower *L, const int *to, int n) {
   for (int i = 0; i < L->ncross; i++) {
+    if (L->cross[i]->remat) continue; /* computed again where the warp resumes */
     int needed = 0;
     for (int k = 0; k < n && !needed; k++) needed = to[k] < L->g->nblocks && live(L, to[k], i);
     if (needed) save_slot(L, L->cross[i]);
