@@ -192,12 +192,13 @@ static void order_inverted_conditions(void **s) {
 
 /* --- divergence --- */
 
-/* int_index.cl: every address from an int or uint index of an id is lane-affine with the
- * element's size as stride (a uniform base aside), which is what makes its accesses packed. */
+/* ../int_indexes.cl (a kernel of the suite): every address from an int or uint index of an id
+ * is lane-affine with the element's size as stride (a uniform base aside), which is what makes
+ * its accesses packed. */
 static void int_and_uint_indexes_are_affine(void **s) {
   (void)s;
   char args[1200];
-  snprintf(args, sizeof args, "'%s/int_index.cl' --divergence", cfg_dir);
+  snprintf(args, sizeof args, "'%s/../int_indexes.cl' --divergence", cfg_dir);
   run r = weft_cfg(args);
   assert_int_equal(r.status, 0);
   int geps = 0;
