@@ -215,23 +215,29 @@ static void debug_dump(const char *stage, LLVMModuleRef m) {
   LLVMDisposeMessage(text);
 }
 
-/* The cache key: what the build depends on besides the context. NULL when the file cannot be
- * read; the front end then reports why. */
-static char *cache_key(const char *path, const char *source, const char *opts) {
-  char *text = NULL, *key = NULL;
+/* The whole of a kernel file, or NULL when it cannot be read (the front end then says why).
+ * *text_ok: it has no NUL byte, so that it can be handed on as a string. */
+static char *read_file(const char *path, int *text_ok) {
+  char *text = NULL;
   size_t len = 0;
-  if (!source) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    FILE *m = open_memstream(&text, &len);
-    char buf[65536];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) fwrite(buf, 1, n, m);
-    fclose(f), fclose(m);
-  }
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  FILE *m = open_memstream(&text, &len);
+  char buf[65536];
+  for (size_t n; m && (n = fread(buf, 1, sizeof buf, f)) > 0;) fwrite(buf, 1, n, m);
+  fclose(f);
+  if (m) fclose(m);
+  *text_ok = text && strlen(text) == len;
+  return text;
+}
+
+/* The cache key: what the build depends on besides the context (text: the source). NULL when
+ * there is no text. */
+static char *cache_key(const char *path, const char *text, const char *opts) {
+  char *key = NULL;
   opts = opts ? opts : "";
-  if (asprintf(&key, "%zu:%s%zu:%s%s", strlen(path), path, strlen(opts), opts, source ? source : text) < 0)
+  if (text && asprintf(&key, "%zu:%s%zu:%s%s", strlen(path), path, strlen(opts), opts, text) < 0)
     key = NULL;
-  free(text);
   return key;
 }
 
@@ -251,23 +257,26 @@ static double debug_time(const char *phase, double since) {
 }
 
 static weft_status compile(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
-  char *key = cache_key(path, source, opts);
+  int text_ok = 0;
+  char *file_text = source ? NULL : read_file(path, &text_ok);
+  char *key = cache_key(path, source ? source : file_text, opts);
   weft_program *cached = cache_find(ctx, key);
   if (cached) {
-    free(key);
+    free(key), free(file_text);
     cached->refs++;
     *out = cached;
     return set_error(ctx, WEFT_SUCCESS, "%s", "");
   }
   weft_program *p = calloc(1, sizeof *p);
-  if (!p) return free(key), WEFT_ERROR_OUT_OF_MEMORY;
+  if (!p) return free(key), free(file_text), WEFT_ERROR_OUT_OF_MEMORY;
   p->ctx = ctx, p->refs = 1;
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
   frontend_result fr;
   char *err = NULL;
   double t = debug_time(NULL, 0);
-  weft_status st = frontend_compile(LLVMOrcThreadSafeContextGetContext(tsc), path, source, opts,
-                                    &ctx->clang, &fr);
+  weft_status st = frontend_compile(LLVMOrcThreadSafeContextGetContext(tsc), path, source,
+                                    text_ok ? file_text : NULL, opts, &ctx->clang, &fr);
+  free(file_text);
   if (st) {
     err = fr.log ? fr.log : strdup("weft: the front end failed");
     goto fail;

@@ -46,9 +46,12 @@ void frontend_discard(frontend_clang *c); /* stops it; NULL is fine */
 /* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 and
  * canonicalizes it: helpers inlined into kernels, values promoted to SSA, CFG simplified without
  * if-conversion, clang's baseline target attributes removed. Uses the prestarted clang *ready
- * (and sets *ready to NULL) unless the build has options or includes files (ready may be NULL). */
+ * (and sets *ready to NULL) unless the build has options or includes files (ready may be NULL).
+ * file_text: when building the file `path`, its text as the caller read it, which is what the
+ * prestarted clang gets (NULL: a clang of its own reads the file). */
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *options, frontend_clang **ready, frontend_result *out);
+                             const char *file_text, const char *options, frontend_clang **ready,
+                             frontend_result *out);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 

@@ -11,7 +11,6 @@
 #include "compiler.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <spawn.h>
@@ -189,15 +188,6 @@ static int can_prestarted(const char *options, const char *text) {
   return (!options || !options[strspn(options, " \t")]) && !strstr(text, "#include");
 }
 
-static char *read_file_text(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  size_t len;
-  char *text = read_fd(fd, &len);
-  close(fd);
-  return text && strlen(text) == len ? text : (free(text), NULL); /* no NULs: sent as a string */
-}
-
 /* A clang of its own, on the file or on the source in a memfd. */
 static char *run_own_clang(const char *path, const char *source, const char *options,
                            size_t *len, char **log) {
@@ -221,22 +211,18 @@ static char *run_own_clang(const char *path, const char *source, const char *opt
 
 /* Compiles with the prestarted clang *ready when it can (consuming it), else with a clang of its
  * own. Returns the bitcode (malloc'd) or NULL with *log set. */
-static char *run_clang(const char *path, const char *source, const char *options,
-                       frontend_clang **ready, size_t *len, char **log) {
-  int prestarted = ready && *ready;
-  char *text = prestarted && !source ? read_file_text(path) : NULL;
-  const char *src = source ? source : text;
-  if (prestarted && src && can_prestarted(options, src)) {
+static char *run_clang(const char *path, const char *source, const char *file_text,
+                       const char *options, frontend_clang **ready, size_t *len, char **log) {
+  const char *src = source ? source : file_text;
+  if (ready && *ready && src && can_prestarted(options, src)) {
     frontend_clang *c = *ready;
     *ready = NULL;
     char *bitcode = run_prestarted(c, path, src, len, log);
-    free(text), free(c);
+    free(c);
     if (bitcode || (*log && **log)) return bitcode;
     free(*log); /* it died without a word (killed, say): this build starts its own */
     *log = NULL;
-    return run_own_clang(path, source, options, len, log);
   }
-  free(text);
   return run_own_clang(path, source, options, len, log);
 }
 
@@ -285,7 +271,8 @@ static weft_status canonicalize(LLVMModuleRef m, char **log) {
 }
 
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *options, frontend_clang **ready, frontend_result *out) {
+                             const char *file_text, const char *options, frontend_clang **ready,
+                             frontend_result *out) {
   memset(out, 0, sizeof *out);
   if (!source && access(path, R_OK) != 0) {
     if (asprintf(&out->log, "weft: cannot read '%s': %s", path, strerror(errno)) < 0)
@@ -293,7 +280,7 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
     return WEFT_ERROR_IO;
   }
   size_t len = 0;
-  char *bitcode = run_clang(path, source, options, ready, &len, &out->log);
+  char *bitcode = run_clang(path, source, file_text, options, ready, &len, &out->log);
   if (!bitcode)
     return out->log && strncmp(out->log, "weft: cannot run", 16) == 0 ? WEFT_ERROR_TOOLCHAIN
                                                                      : WEFT_ERROR_BUILD;
