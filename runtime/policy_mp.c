@@ -109,7 +109,7 @@ static void init(mp_state *s, const weft_compiled_kernel *k, const policy_config
   char *at = (char *)s + rt_align64(sizeof(mp_state));
   *s = (mp_state){.k = k, .orec = orec, .order = cfg->order, .live = live, .used = 1,
                   .rcap = 2 * k->warp, .most_splits = 1};
-  s->max_ready = cfg->max_splits < 2 || cfg->max_splits > k->warp ? k->warp : cfg->max_splits;
+  s->max_ready = cfg->max_splits; /* 2..W: policy_config_make resolved it */
   s->st = (mp_split *)at;
   s->rt = s->rt_inline = (mp_rec *)(at + (size_t)k->warp * sizeof(mp_split));
   s->st[0] = (mp_split){live, 0, k->nblocks, MP_NONE, MP_NONE, 0};
