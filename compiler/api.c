@@ -162,25 +162,14 @@ void weft_program_release(weft_program *p) {
   free(p);
 }
 
-static void rename_fn(LLVMModuleRef m, char **name, unsigned id) {
-  LLVMValueRef f = LLVMGetNamedFunction(m, *name);
-  char *n;
-  if (asprintf(&n, "__weft_p%u%s", id, *name + 6) < 0) return;
-  LLVMSetValueName2(f, n, strlen(n));
-  free(*name);
-  *name = n;
-}
-
 /* Lowers every kernel of m, then leaves only the generated functions in it. */
 static weft_status lower_all(weft_context *ctx, weft_program *p, LLVMModuleRef m, char **err) {
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f)) p->nkernels++;
   p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
   unsigned i = 0, id = ctx->programs_built++;
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
-    weft_status st = lower_kernel(f, ctx->opts.warp, ctx->opts.lanes, ctx->avx512, &p->kernels[i], err);
+    weft_status st = lower_kernel(f, id, ctx->opts.warp, ctx->opts.lanes, ctx->avx512, &p->kernels[i], err);
     if (st) return st;
-    rename_fn(m, &p->kernels[i].run_name, id);
-    rename_fn(m, &p->kernels[i].setargs_name, id);
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
     next = LLVMGetNextFunction(f);
@@ -202,13 +191,12 @@ static weft_status link_kernels(weft_context *ctx, weft_program *p, char **err) 
   return WEFT_SUCCESS;
 }
 
-static int debug_wants(const char *what) {
+int debug_wants(const char *what) {
   const char *want = getenv("WEFT_DEBUG");
   return want && strstr(want, what);
 }
 
-/* WEFT_DEBUG=lowered,optimized prints the generated module before and after O3 to stderr. */
-static void debug_dump(const char *stage, LLVMModuleRef m) {
+void debug_dump(const char *stage, LLVMModuleRef m) {
   if (!debug_wants(stage)) return;
   char *text = LLVMPrintModuleToString(m);
   fprintf(stderr, "; ---- weft: module %s ----\n%s", stage, text);
@@ -270,11 +258,11 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   weft_program *p = calloc(1, sizeof *p);
   if (!p) return free(key), free(file_text), WEFT_ERROR_OUT_OF_MEMORY;
   p->ctx = ctx, p->refs = 1;
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef llvm = LLVMContextCreate();
   frontend_result fr;
   char *err = NULL;
   double t = debug_time(NULL, 0);
-  weft_status st = frontend_compile(LLVMOrcThreadSafeContextGetContext(tsc), path, source,
+  weft_status st = frontend_compile(llvm, path, source,
                                     text_ok ? file_text : NULL, opts, &ctx->clang, &fr);
   free(file_text);
   if (st) {
@@ -286,23 +274,18 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   st = lower_all(ctx, p, fr.module, &err);
   t = debug_time("lowering", t);
   debug_dump("lowered", fr.module);
-  if (st || (st = jit_optimize(ctx->jit, fr.module, &err))) {
-    LLVMDisposeModule(fr.module);
-    goto fail;
-  }
-  t = debug_time("optimisation", t);
-  debug_dump("optimized", fr.module);
-  st = jit_add(ctx->jit, tsc, fr.module, &p->code, &err);
+  if (!st) st = jit_compile(ctx->jit, fr.module, &p->code, &err);
+  LLVMDisposeModule(fr.module);
   if (!st) st = link_kernels(ctx, p, &err);
   if (st) goto fail;
   debug_time("code gen", t);
-  LLVMOrcDisposeThreadSafeContext(tsc);
+  LLVMContextDispose(llvm);
   if (key) p->key = key, p->next = ctx->cache, ctx->cache = p;
   *out = p;
   return set_error(ctx, WEFT_SUCCESS, "%s", "");
 fail:
   free(key);
-  LLVMOrcDisposeThreadSafeContext(tsc);
+  LLVMContextDispose(llvm);
   weft_program_release(p);
   return set_error_msg(ctx, st, err ? err : strdup("weft: build failed"));
 }

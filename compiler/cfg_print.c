@@ -1,7 +1,8 @@
 /* Printers of the CFG with PCs and reconvergence points: a table for people, Graphviz, and one
  * JSON object per kernel for tools and tests. The IPDOM is shown for branches only (conditional
  * branches and switches), since only a branch can split a warp; the virtual exit prints as
- * `exit` in text and DOT and as null in JSON. */
+ * `exit` in text and DOT and as null in JSON. Text and JSON also show where the warp function
+ * is cut into parts (parts.c): JSON as the first PC of each part. */
 #include "compiler.h"
 
 static void print_lines(FILE *f, const cfg_block *b) {
@@ -28,6 +29,11 @@ void cfg_print_text(FILE *f, const cfg *g, const char *kernel) {
     if (cfg_is_branch(b)) print_pc(f, g, b->ipdom);
     fputc('\n', f);
   }
+  if (g->nparts < 2) return;
+  fprintf(f, "  parts:");
+  for (int p = 0; p < g->nparts; p++)
+    fprintf(f, " B%d-B%d", g->part_first[p], g->part_first[p + 1] - 1);
+  fprintf(f, " (compiled as %d functions, on several threads)\n", g->nparts);
 }
 
 void cfg_print_dot(FILE *f, const cfg *g, const char *kernel) {
@@ -67,5 +73,7 @@ void cfg_print_json(FILE *f, const cfg *g, const char *kernel) {
     if (cfg_is_branch(b) && b->ipdom < g->nblocks) fprintf(f, "%d}", b->ipdom);
     else fprintf(f, "null}");
   }
+  fprintf(f, "], \"parts\": [");
+  for (int p = 0; p < g->nparts; p++) fprintf(f, "%s%d", p ? ", " : "", g->part_first[p]);
   fprintf(f, "]}\n");
 }

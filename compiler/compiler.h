@@ -63,12 +63,15 @@ typedef struct cfg_block {
   int *succs, *preds; /* PCs; succs in the terminator's order */
   int ipdom;          /* PC of the immediate post-dominator; cfg.nblocks is the virtual exit */
   int first_line, last_line; /* 0 when the block has no debug location */
+  int part;                  /* the part of the warp function it is lowered into (parts.c) */
 } cfg_block;
 
 typedef struct cfg {
   LLVMValueRef fn;
   int nblocks; /* PC nblocks is the virtual exit */
   cfg_block *blocks; /* indexed by PC */
+  int nparts;        /* 0 until parts_compute */
+  int *part_first;   /* part p holds PCs part_first[p] .. part_first[p+1]-1 */
 } cfg;
 
 cfg *cfg_build(weft_arena *a, LLVMValueRef fn);
@@ -80,6 +83,11 @@ int cfg_is_branch(const cfg_block *b); /* conditional branch or switch with 2+ d
  * reach it (an infinite loop) is given an edge to the exit from its block with the largest PC. */
 void postdom_compute(weft_arena *a, cfg *g);
 int postdom_dominates(const cfg *g, int a, int b); /* does `a` post-dominate `b` (PCs) */
+
+/* --- parts.c: where a large warp function is cut, for code generation on several threads --- */
+#define PART_MIN_INSTRS 40 /* kernel instructions: a smaller kernel stays one function */
+#define PARTS_MAX 4
+void parts_compute(weft_arena *a, cfg *g);
 
 /* --- cfg_print.c: printers for people and tools --- */
 void cfg_print_text(FILE *f, const cfg *g, const char *kernel);
@@ -137,22 +145,28 @@ typedef struct lowered_kernel {
   weft_compiled_kernel info;
   char *run_name, *setargs_name;
 } lowered_kernel;
-/* Lowers kernel `fn` into new functions of its module. On an unsupported construct returns
+/* Lowers kernel `fn` into new functions of its module, named after the kernel and the program's
+ * number in its context (the JIT holds all of a context's programs). On an unsupported construct returns
  * WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not support ...". */
-weft_status lower_kernel(LLVMValueRef fn, unsigned W, unsigned G, int avx512,
+weft_status lower_kernel(LLVMValueRef fn, unsigned program, unsigned W, unsigned G, int avx512,
                          lowered_kernel *out, char **err);
 void kernel_info_free(lowered_kernel *k);
 
-/* --- jit.c: O3 for the host and ORC LLJIT --- */
+/* --- api.c: WEFT_DEBUG=lowered,optimized,time --- */
+int debug_wants(const char *what);
+void debug_dump(const char *stage, LLVMModuleRef m); /* the module to stderr, if asked */
+
+/* --- jit.c: optimisation and code generation for the host, ORC LLJIT --- */
 #include <llvm-c/Orc.h>
 typedef struct weft_jit weft_jit;
 int jit_host_has_avx512(void);
 weft_status jit_create(weft_jit **out, char **err);
 void jit_release(weft_jit *j);
-weft_status jit_optimize(weft_jit *j, LLVMModuleRef m, char **err);
-/* Takes ownership of m; the tracker frees the code again (jit_remove). */
-weft_status jit_add(weft_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m,
-                    LLVMOrcResourceTrackerRef *tracker, char **err);
+#define JIT_UNITS_MAX 4 /* threads that optimise and generate one module's code */
+/* Optimises m and generates its code, its functions spread over threads, into the JIT under a
+ * new tracker, which frees the code again (jit_remove). m stays the caller's. */
+weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef *tracker,
+                        char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
 void jit_remove(LLVMOrcResourceTrackerRef tracker);
 

@@ -4,6 +4,8 @@
  * the process and glibc's libmvec (vector math), loaded here by path, because linking with
  * -lmvec does not make the executable depend on it (notes/toolchain.md). */
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
@@ -11,13 +13,18 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "compiler.h"
 
 struct weft_jit {
   LLVMOrcLLJITRef lljit;
-  LLVMTargetMachineRef tm; /* for the optimisation pipeline's cost model */
+  LLVMTargetRef target;
+  LLVMTargetMachineRef tm; /* the host's data layout */
+  LLVMTargetMachineRef tms[JIT_UNITS_MAX]; /* one per compile unit, made when first needed */
   char *triple, *cpu, *features;
 };
 
@@ -63,15 +70,14 @@ weft_status jit_create(weft_jit **out, char **err) {
   j->triple = LLVMGetDefaultTargetTriple();
   j->cpu = LLVMGetHostCPUName();
   j->features = LLVMGetHostCPUFeatures();
-  LLVMTargetRef t;
   char *msg = NULL;
-  if (LLVMGetTargetFromTriple(j->triple, &t, &msg)) {
+  if (LLVMGetTargetFromTriple(j->triple, &j->target, &msg)) {
     if (asprintf(err, "weft: no code generator for %s: %s", j->triple, msg) < 0) *err = NULL;
     LLVMDisposeMessage(msg);
     jit_release(j);
     return WEFT_ERROR_JIT;
   }
-  j->tm = LLVMCreateTargetMachine(t, j->triple, j->cpu, j->features, LLVMCodeGenLevelAggressive,
+  j->tm = LLVMCreateTargetMachine(j->target, j->triple, j->cpu, j->features, LLVMCodeGenLevelAggressive,
                                   LLVMRelocPIC, LLVMCodeModelSmall);
   LLVMOrcJITTargetMachineBuilderRef jtmb;
   LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
@@ -90,6 +96,8 @@ void jit_release(weft_jit *j) {
   if (!j) return;
   if (j->lljit) LLVMOrcDisposeLLJIT(j->lljit);
   if (j->tm) LLVMDisposeTargetMachine(j->tm);
+  for (int k = 0; k < JIT_UNITS_MAX; k++)
+    if (j->tms[k]) LLVMDisposeTargetMachine(j->tms[k]);
   LLVMDisposeMessage(j->triple), LLVMDisposeMessage(j->cpu), LLVMDisposeMessage(j->features);
   free(j);
 }
@@ -97,14 +105,16 @@ void jit_release(weft_jit *j) {
 /* The lowered code is already shaped: what it needs is its allocas promoted to registers
  * (SROA), the copies and per-group repeats folded (InstCombine, GVN) and the CFG cleaned.
  * default<O3> gives the same run times on the benchmarks and takes twice as long (36 vs 17 ms
- * on bench/k50.cl). */
-static const char lowered_pipeline[] =
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
-    "instcombine<no-verify-fixpoint>,simplifycfg,adce)";
+ * on bench/k50.cl). elim-avail-extern drops the functions that another unit compiles. */
+#define UNIT_MIN_INSTRS 1500
+
+static const char unit_pipeline[] =
+    "elim-avail-extern,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+    "instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
 
 /* Host triple and layout, no debug info (the line numbers were read before lowering), then
- * the verifier and the optimisation pipeline. */
-weft_status jit_optimize(weft_jit *j, LLVMModuleRef m, char **err) {
+ * the verifier. */
+static weft_status prepare(weft_jit *j, LLVMModuleRef m, char **err) {
   LLVMSetTarget(m, j->triple);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(j->tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
@@ -119,23 +129,182 @@ weft_status jit_optimize(weft_jit *j, LLVMModuleRef m, char **err) {
     return WEFT_ERROR_JIT;
   }
   LLVMDisposeMessage(msg);
-  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m, lowered_pipeline, j->tm, o);
-  LLVMDisposePassBuilderOptions(o);
-  return e ? take_error(e, "optimisation failed", err) : WEFT_SUCCESS;
+  return WEFT_SUCCESS;
 }
 
-weft_status jit_add(weft_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m,
-                    LLVMOrcResourceTrackerRef *tracker, char **err) {
+/* ---- compile units: the module's functions spread over threads ---- */
+
+/* One thread's share of a module: its own copy (parsed from bitcode in a context of its own,
+ * since an LLVM context serves one thread), optimised and turned into an object file. Unit 0
+ * works on the caller's module itself. */
+typedef struct unit {
+  weft_jit *j;
+  int index;
+  LLVMMemoryBufferRef bitcode; /* the module as lowered, shared read-only */
+  LLVMModuleRef m;
+  LLVMContextRef c;            /* units > 0: owned */
+  char **mine;                 /* names of the functions this unit defines (copies: unit 0
+                                  deletes functions from the module the names came from) */
+  int nmine;
+  unsigned size;               /* instructions in them */
+  LLVMMemoryBufferRef object;
+  char *error;
+  double ms[2];                /* optimisation (with reading back), code generation */
+} unit;
+
+static int is_mine(const unit *u, const char *name) {
+  for (int i = 0; i < u->nmine; i++)
+    if (!strcmp(u->mine[i], name)) return 1;
+  return 0;
+}
+
+/* What other units define becomes available_externally, which the pipeline drops. Global
+ * variables are defined by unit 0 only; local ones stay in every unit that uses them. */
+static void keep_mine(unit *u) {
+  size_t len;
+  for (LLVMValueRef f = LLVMGetFirstFunction(u->m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && !is_mine(u, LLVMGetValueName2(f, &len)))
+      LLVMSetLinkage(f, LLVMAvailableExternallyLinkage);
+  if (u->index == 0) return;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(u->m); g; g = LLVMGetNextGlobal(g)) {
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if (!LLVMIsDeclaration(g) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage)
+      LLVMSetLinkage(g, LLVMAvailableExternallyLinkage);
+  }
+}
+
+static LLVMTargetMachineRef unit_tm(weft_jit *j, int index) {
+  if (!j->tms[index])
+    j->tms[index] = LLVMCreateTargetMachine(j->target, j->triple, j->cpu, j->features,
+                                            LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+                                            LLVMCodeModelSmall);
+  return j->tms[index];
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void *compile_unit(void *arg) {
+  unit *u = arg;
+  double t0 = now_ms();
+  char *msg = NULL;
+  if (u->index > 0) {
+    u->c = LLVMContextCreate();
+    LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
+        LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
+    int bad = LLVMParseBitcodeInContext2(u->c, b, &u->m);
+    LLVMDisposeMemoryBuffer(b);
+    if (bad) return u->error = strdup("weft: internal error: a compile unit does not read back"), NULL;
+  }
+  keep_mine(u);
+  LLVMTargetMachineRef tm = unit_tm(u->j, u->index);
+  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(u->m, unit_pipeline, tm, o);
+  LLVMDisposePassBuilderOptions(o);
+  if (e) return take_error(e, "optimisation failed", &u->error), NULL;
+  double t1 = now_ms();
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, u->m, LLVMObjectFile, &msg, &u->object)) {
+    if (asprintf(&u->error, "weft: code generation failed: %s", msg) < 0) u->error = NULL;
+    u->object = NULL;
+  }
+  LLVMDisposeMessage(msg);
+  u->ms[0] = t1 - t0, u->ms[1] = now_ms() - t1;
+  return NULL;
+}
+
+static unsigned function_size(LLVMValueRef f) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) n++;
+  return n;
+}
+
+/* Hands out the defined functions, largest first, each to the unit with the least so far.
+ * A thread pays for itself from about UNIT_MIN_INSTRS instructions: a smaller module is one
+ * unit. Returns the number of units used. */
+static int plan_units(LLVMModuleRef m, unit *u, int max) {
+  int nfns = 0, used = 1;
+  unsigned total = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) nfns++, total += function_size(f);
+  int fit = (int)(total / UNIT_MIN_INSTRS);
+  if (max > fit) max = fit < 1 ? 1 : fit;
+  for (int k = 0; k < max; k++) u[k].mine = calloc((size_t)nfns + 1, sizeof *u[k].mine);
+  for (int left = nfns; left > 0; left--) {
+    LLVMValueRef big = NULL;
+    unsigned bigsize = 0;
+    size_t len;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+      if (LLVMIsDeclaration(f)) continue;
+      int taken = 0;
+      for (int k = 0; k < max && !taken; k++) taken = is_mine(&u[k], LLVMGetValueName2(f, &len));
+      unsigned n = function_size(f);
+      if (!taken && (!big || n > bigsize)) big = f, bigsize = n;
+    }
+    int least = 0;
+    for (int k = 1; k < max; k++)
+      if (u[k].size < u[least].size) least = k;
+    u[least].mine[u[least].nmine++] = strdup(LLVMGetValueName2(big, &len));
+    u[least].size += bigsize;
+    if (least + 1 > used) used = least + 1;
+  }
+  return used;
+}
+
+/* Optimises m and generates its code, one unit per thread, and adds the objects to the JIT
+ * under a new tracker. m stays the caller's. */
+weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef *tracker,
+                        char **err) {
+  weft_status st = prepare(j, m, err);
+  if (st) return st;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int max = cpus < 1 ? 1 : cpus < JIT_UNITS_MAX ? (int)cpus : JIT_UNITS_MAX;
+  unit u[JIT_UNITS_MAX] = {{0}};
+  for (int k = 0; k < max; k++) u[k].j = j, u[k].index = k;
+  int n = plan_units(m, u, max);
+  u[0].m = m;
+  pthread_t th[JIT_UNITS_MAX];
+  int started[JIT_UNITS_MAX] = {0};
+  if (n > 1) {
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
+    for (int k = 1; k < n; k++) {
+      u[k].bitcode = bc;
+      started[k] = pthread_create(&th[k], NULL, compile_unit, &u[k]) == 0;
+      if (!started[k]) compile_unit(&u[k]);
+    }
+    compile_unit(&u[0]);
+    for (int k = 1; k < n; k++)
+      if (started[k]) pthread_join(th[k], NULL);
+    LLVMDisposeMemoryBuffer(bc);
+  } else {
+    compile_unit(&u[0]);
+  }
   LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(j->lljit);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(jd);
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(j->lljit, *tracker, tsm);
-  if (e) {
-    LLVMOrcDisposeThreadSafeModule(tsm);
-    return take_error(e, "cannot add code to the JIT", err);
+  for (int k = 0; k < n; k++) {
+    if (!st && u[k].error) st = WEFT_ERROR_JIT, *err = u[k].error, u[k].error = NULL;
+    if (!st) debug_dump("optimized", u[k].m);
+    if (debug_wants("time"))
+      fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: optimisation %.2f ms, code gen %.2f ms\n",
+              k, u[k].nmine, u[k].size, u[k].ms[0], u[k].ms[1]);
+    if (!st) {
+      LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, *tracker, u[k].object);
+      u[k].object = NULL;
+      if (e) st = take_error(e, "cannot add code to the JIT", err);
+    }
+    if (u[k].object) LLVMDisposeMemoryBuffer(u[k].object);
+    free(u[k].error);
+    if (k > 0 && u[k].m) LLVMDisposeModule(u[k].m);
+    if (u[k].c) LLVMContextDispose(u[k].c);
   }
-  return WEFT_SUCCESS;
+  for (int k = 0; k < max; k++) {
+    for (int i = 0; i < u[k].nmine; i++) free(u[k].mine[i]);
+    free(u[k].mine);
+  }
+  return st;
 }
 
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err) {

@@ -200,8 +200,7 @@ static void count_active(lower *L) {
 static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i64 = LLVMInt64TypeInContext(L->c),
               i32 = LLVMInt32TypeInContext(L->c);
-  lw_make_slots(L);
-  lw_liveness(L);
+  lw_make_allocas(L);
   L->event = LLVMBuildAlloca(L->b, i32, "event");
   L->count = LLVMBuildAlloca(L->b, i64, "count");
   L->group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
@@ -219,18 +218,38 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);
 }
 
+LLVMValueRef lw_tail_call(lower *L, int part) {
+  LLVMValueRef f = L->part_fns[part];
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &L->ctx, 1, "");
+  LLVMSetTailCallKind(r, LLVMTailCallKindMustTail);
+  return r;
+}
+
+/* Resumes at ctx->pc: in this part, the live values come back from the frame; a PC of another
+ * part is handed to that part. */
 static void build_dispatch(lower *L) {
   LLVMValueRef pc = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, pc), LLVMInt32TypeInContext(L->c));
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->c, L->fn, "bad.pc");
   LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, bad, (unsigned)L->g->nblocks);
   LLVMPositionBuilderAtEnd(L->b, bad);
   LLVMBuildUnreachable(L->b);
-  for (int i = 0; i < L->g->nblocks; i++) { /* resume at block i: its live values come back */
-    LLVMBasicBlockRef r = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
-    LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), r);
-    LLVMPositionBuilderAtEnd(L->b, r);
-    lw_frame_restore(L, i);
-    LLVMBuildBr(L->b, L->bbs[i]);
+  for (int p = 0; p < L->g->nparts; p++) {
+    LLVMBasicBlockRef elsewhere = NULL;
+    if (p != L->part) {
+      elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere");
+      LLVMPositionBuilderAtEnd(L->b, elsewhere);
+      LLVMBuildRet(L->b, lw_tail_call(L, p));
+    }
+    for (int i = L->g->part_first[p]; i < L->g->part_first[p + 1]; i++) {
+      LLVMBasicBlockRef r = elsewhere;
+      if (!r) {
+        r = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
+        LLVMPositionBuilderAtEnd(L->b, r);
+        lw_frame_restore(L, i);
+        LLVMBuildBr(L->b, L->bbs[i]);
+      }
+      LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), r);
+    }
   }
 }
 
@@ -240,8 +259,7 @@ static void add_to_ctx(lower *L, size_t off, LLVMValueRef v) {
   LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), v, ""), p);
 }
 
-static void build_leave(lower *L) {
-  LLVMPositionBuilderAtEnd(L->b, L->leave);
+void lw_flush_counts(lower *L) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   LLVMValueRef count = LLVMBuildLoad2(L->b, i64, L->count, "");
   LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
@@ -250,19 +268,44 @@ static void build_leave(lower *L) {
   add_to_ctx(L, offsetof(weft_warp_ctx, instr_execs), instrs);
   add_to_ctx(L, offsetof(weft_warp_ctx, lane_instrs), LLVMBuildMul(L->b, instrs, L->active_lanes, ""));
   add_to_ctx(L, offsetof(weft_warp_ctx, groups_run), LLVMBuildMul(L->b, blocks, L->active_groups, ""));
+}
+
+static void build_leave(lower *L) {
+  LLVMPositionBuilderAtEnd(L->b, L->leave);
+  lw_flush_counts(L);
   LLVMValueRef event = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->event, "");
   LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event)));
   LLVMBuildRet(L->b, event);
 }
 
-static LLVMValueRef create_run_fn(LLVMModuleRef m, const char *name) {
+/* Part 0 is the warp function the runtime calls; part p > 0 is named NAME.p. */
+static LLVMValueRef create_run_fn(LLVMModuleRef m, const char *name, int part) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMValueRef f = LLVMAddFunction(m, name, LLVMFunctionType(LLVMInt32TypeInContext(c), &ptr, 1, 0));
+  char *part_name = NULL;
+  if (part && asprintf(&part_name, "%s.%d", name, part) < 0) DIE("out of memory");
+  LLVMValueRef f = LLVMAddFunction(m, part ? part_name : name,
+                                   LLVMFunctionType(LLVMInt32TypeInContext(c), &ptr, 1, 0));
+  free(part_name);
   /* 512-bit vectors go to libmvec in zmm registers only with this (notes/toolchain.md) */
   LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(c, "min-legal-vector-width", 22, "512", 3));
   return f;
+}
+
+/* One part of the warp function: its own entry, resume points and exits around its blocks. */
+static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
+  L->fn = L->part_fns[L->part];
+  L->ctx = LLVMGetParam(L->fn, 0);
+  L->entry = LLVMAppendBasicBlockInContext(L->c, L->fn, "entry");
+  for (int pc = L->g->part_first[L->part]; pc < L->g->part_first[L->part + 1]; pc++)
+    L->bbs[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "B");
+  L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
+  LLVMPositionBuilderAtEnd(L->b, L->entry);
+  build_entry(L, kfn, k);
+  build_dispatch(L);
+  lw_emit_blocks(L);
+  build_leave(L);
 }
 
 static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
@@ -277,15 +320,16 @@ static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
   k->ipdom = ipdom, k->first_line = fl, k->last_line = ll, k->ninstr = ni;
 }
 
-weft_status lower_kernel(LLVMValueRef kfn, unsigned W, unsigned G, int avx512, lowered_kernel *out, char **err) {
+weft_status lower_kernel(LLVMValueRef kfn, unsigned program, unsigned W, unsigned G, int avx512,
+                         lowered_kernel *out, char **err) {
   memset(out, 0, sizeof *out);
   LLVMModuleRef m = LLVMGetGlobalParent(kfn);
   size_t len;
   weft_compiled_kernel *k = &out->info;
   k->name = strdup(LLVMGetValueName2(kfn, &len));
   k->warp = W, k->lanes = G;
-  if (asprintf(&out->run_name, "__weft_run_%s", k->name) < 0 ||
-      asprintf(&out->setargs_name, "__weft_setargs_%s", k->name) < 0)
+  if (asprintf(&out->run_name, "__weft_p%u_run_%s", program, k->name) < 0 ||
+      asprintf(&out->setargs_name, "__weft_p%u_setargs_%s", program, k->name) < 0)
     return WEFT_ERROR_OUT_OF_MEMORY;
   lower L = {.a = arena_create(), .c = LLVMGetModuleContext(m), .m = m, .W = W, .G = G,
              .ngroups = W / G, .avx512 = avx512, .td = LLVMGetModuleDataLayout(m)};
@@ -297,20 +341,16 @@ weft_status lower_kernel(LLVMValueRef kfn, unsigned W, unsigned G, int avx512, l
   L.g = g;
   L.dv = divergence_compute(L.a, g);
   fill_block_info(g, k);
+  parts_compute(L.a, g);
   ptrmap_init(L.a, &L.slots, 256);
   ptrmap_init(L.a, &L.uniforms, 64);
+  lw_make_slots(&L);
+  lw_liveness(&L);
   L.b = LLVMCreateBuilderInContext(L.c);
-  L.fn = create_run_fn(m, out->run_name);
-  L.ctx = LLVMGetParam(L.fn, 0);
-  L.entry = LLVMAppendBasicBlockInContext(L.c, L.fn, "entry");
   L.bbs = ARENA_NEW(L.a, LLVMBasicBlockRef, g->nblocks);
-  for (int pc = 0; pc < g->nblocks; pc++) L.bbs[pc] = LLVMAppendBasicBlockInContext(L.c, L.fn, "B");
-  L.leave = LLVMAppendBasicBlockInContext(L.c, L.fn, "leave");
-  LLVMPositionBuilderAtEnd(L.b, L.entry);
-  build_entry(&L, kfn, k);
-  build_dispatch(&L);
-  lw_emit_blocks(&L);
-  build_leave(&L);
+  L.part_fns = ARENA_NEW(L.a, LLVMValueRef, g->nparts);
+  for (int p = 0; p < g->nparts; p++) L.part_fns[p] = create_run_fn(m, out->run_name, p);
+  for (L.part = 0; L.part < g->nparts; L.part++) build_part(&L, kfn, k);
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;
   k->static_local_size = L.static_local_size;
   build_setargs(kfn, k, out->setargs_name);

@@ -10,7 +10,9 @@
  * there directly; otherwise it stores the targets in ctx and returns to the scheduler, which
  * asks the policy what runs next. A phi of the successor is written on the edge, for exactly the
  * lanes that take it. Counters for the stats stay in registers and are added to ctx on return.
- * Needs: barrier_split, cfg_build, postdom_compute, divergence_compute. */
+ * A large kernel's function comes in parts (parts.c), each with its own entry, dispatch and
+ * exits: going on into another part is a tail call, after the values live there are saved.
+ * Needs: barrier_split, cfg_build, postdom_compute, parts_compute, divergence_compute. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,16 +72,33 @@ static LLVMBasicBlockRef arrival(lower *L, int to) {
   return L->arrive[to];
 }
 
-/* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard. */
+/* The way on to `to` in another part: the values live there go to the frame, the counters to
+ * ctx, and that part resumes at `to` in a tail call. */
+static LLVMBasicBlockRef crossing(lower *L, int to) {
+  if (L->crossing[to]) return L->crossing[to];
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->crossing[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "cross");
+  LLVMPositionBuilderAtEnd(L->b, L->crossing[to]);
+  lw_frame_save(L, &to, 1);
+  store_ctx(L, offsetof(weft_warp_ctx, pc), lw_const_i32(L, (uint64_t)to));
+  lw_flush_counts(L);
+  LLVMBuildRet(L->b, lw_tail_call(L, L->g->blocks[to].part));
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->crossing[to];
+}
+
+/* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard (in
+ * another part, by a tail call). */
 static void go(lower *L, int from, int to) {
-  if (to <= from) {
+  if (to <= from) { /* no cut is inside a loop: the same part */
     LLVMBuildBr(L->b, L->bbs[to]);
     return;
   }
   LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMValueRef below = to < L->g->nblocks
       ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), L->guard_v, "") : NULL;
-  if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
+  if (below && L->g->blocks[to].part != L->part) LLVMBuildCondBr(L->b, below, crossing(L, to), out);
+  else if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
   else LLVMBuildBr(L->b, out);
   LLVMPositionBuilderAtEnd(L->b, out);
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
@@ -329,5 +348,6 @@ static void emit_block(lower *L, int pc) {
 
 void lw_emit_blocks(lower *L) {
   L->arrive = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks + 1);
-  for (int pc = 0; pc < L->g->nblocks; pc++) emit_block(L, pc);
+  L->crossing = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks);
+  for (int pc = L->g->part_first[L->part]; pc < L->g->part_first[L->part + 1]; pc++) emit_block(L, pc);
 }

@@ -39,6 +39,9 @@ typedef struct lower {
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
   LLVMBasicBlockRef entry, *bbs, leave;
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
+  LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
+  LLVMValueRef *part_fns;    /* the warp function's parts; part 0 is the entry */
+  int part;                  /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
   ptrmap slots;                    /* kernel instruction -> slot */
   slot **cross;                    /* the cross slots, by index */
@@ -55,7 +58,9 @@ typedef struct lower {
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
 
 /* lower.c */
-void lw_emit_blocks(lower *L);
+void lw_emit_blocks(lower *L); /* the blocks of part L->part */
+void lw_flush_counts(lower *L); /* adds the call's counters to ctx */
+LLVMValueRef lw_tail_call(lower *L, int part); /* returns what part `part` returns */
 
 /* lower_values.c */
 LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t);      /* per-group type of a kernel type */
@@ -74,6 +79,7 @@ LLVMValueRef lw_vval(lower *L, LLVMValueRef v);      /* an operand for lane grou
 void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val);
 void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val);
 void lw_make_slots(lower *L);
+void lw_make_allocas(lower *L); /* the slots' allocas in the function being emitted */
 void lw_liveness(lower *L);
 void lw_frame_restore(lower *L, int pc);
 /* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */

@@ -1,7 +1,8 @@
 /* OpenCL builtins in the warp function. Work-item queries read the work-group and the warp's
  * lane ids; math becomes LLVM vector intrinsics or one call of glibc's libmvec per vector (the
  * `_ZGV` AVX-512/AVX2/SSE variants), never a loop over lanes; atomics are the one place where
- * lanes take turns, one atomicrmw per active lane. Every function here works for a uniform call
+ * lanes take turns, one atomicrmw per active lane, unless they all add the same amount at the
+ * same address. Every function here works for a uniform call
  * (scalars) and for one lane group (vectors). */
 #include <string.h>
 
@@ -322,7 +323,7 @@ static LLVMValueRef relational(lower *L, LLVMValueRef call, const builtin *bi, i
   return lw_width(LLVMTypeOf(call)) == 1 ? LLVMBuildZExt(L->b, c, to, "") : LLVMBuildSExt(L->b, c, to, "");
 }
 
-/* ---- atomics: one atomicrmw per active lane, in lane order ---- */
+/* ---- atomics: one atomicrmw per active lane, in lane order, or one for the group ---- */
 
 static LLVMAtomicRMWBinOp atomic_op(const char *n, int u, int *ok) {
   *ok = 1;
@@ -342,12 +343,42 @@ static LLVMValueRef lane(lower *L, LLVMValueRef v, unsigned l) {
   return LLVMBuildExtractElement(L->b, v, lw_const_i32(L, l), "");
 }
 
+static int is_uniform(lower *L, LLVMValueRef v) {
+  return divergence_of(L->dv, v).shape == UNIFORM;
+}
+
+/* Every lane adds the same amount at the same address (a counter): the group adds it once for
+ * all its active lanes, and each lane gets the old value it would have seen in lane order,
+ * old + (active lanes below it) x amount. One atomic instead of G, and no branch per lane. */
+static LLVMValueRef atomic_together(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueRef p,
+                                    LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v), i32 = LLVMInt32TypeInContext(L->c), gt = LLVMIntTypeInContext(L->c, L->G);
+  LLVMValueRef bits = LLVMBuildBitCast(L->b, L->gmask, gt, "");
+  LLVMValueRef active = lw_intrinsic(L, "llvm.ctpop", &gt, 1, &bits, 1);
+  LLVMValueRef total = LLVMBuildMul(L->b, LLVMBuildZExtOrBitCast(L->b, active, t, ""), v, "");
+  LLVMValueRef old = LLVMBuildAtomicRMW(L->b, rmw, p, total, LLVMAtomicOrderingSequentiallyConsistent, 0);
+  LLVMValueRef *below = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  for (unsigned l = 0; l < L->G; l++) below[l] = LLVMConstInt(i32, (1ull << l) - 1, 0);
+  LLVMValueRef lanes = LLVMBuildAnd(L->b, lw_splat(L, LLVMBuildZExt(L->b, bits, i32, "")),
+                                    LLVMConstVector(below, L->G), "");
+  LLVMTypeRef vi32 = LLVMTypeOf(lanes);
+  LLVMValueRef rank = lw_intrinsic(L, "llvm.ctpop", &vi32, 1, &lanes, 1);
+  rank = LLVMBuildZExtOrBitCast(L->b, rank, lw_vtype(L, t), "");
+  LLVMValueRef step = LLVMBuildMul(L->b, rank, lw_splat(L, v), "");
+  return rmw == LLVMAtomicRMWBinOpAdd ? LLVMBuildAdd(L->b, lw_splat(L, old), step, "")
+                                      : LLVMBuildSub(L->b, lw_splat(L, old), step, "");
+}
+
 static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
   const char *op = strchr(bi->name, '_') + 1;
   int cmpxchg = !strcmp(op, "cmpxchg"), ok = 1, unary = !strcmp(op, "inc") || !strcmp(op, "dec");
   LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg : atomic_op(op, unsigned_code(bi->arg0), &ok);
   if (!ok) return lw_unsupported(L, call, "this atomic builtin"), NULL;
   LLVMTypeRef t = LLVMTypeOf(call), vt = lw_vtype(L, t);
+  if ((rmw == LLVMAtomicRMWBinOpAdd || rmw == LLVMAtomicRMWBinOpSub) && !cmpxchg &&
+      is_uniform(L, LLVMGetOperand(call, 0)) && (unary || is_uniform(L, LLVMGetOperand(call, 1))))
+    return atomic_together(L, rmw, lw_uval(L, LLVMGetOperand(call, 0)),
+                           unary ? LLVMConstInt(t, 1, 0) : lw_uval(L, LLVMGetOperand(call, 1)));
   LLVMValueRef p = lw_vval(L, LLVMGetOperand(call, 0));
   LLVMValueRef v = unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vval(L, LLVMGetOperand(call, 1));
   LLVMValueRef nv = cmpxchg ? lw_vval(L, LLVMGetOperand(call, 2)) : NULL;

@@ -155,11 +155,7 @@ static void make_slot(lower *L, LLVMValueRef inst) {
   s->shape = divergence_of(L->dv, inst).shape;
   s->cross = used_elsewhere(inst);
   s->remat = rematerializable(L, inst);
-  if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
-  else {
-    s->v = ARENA_NEW(L->a, LLVMValueRef, L->ngroups);
-    for (unsigned g = 0; g < L->ngroups; g++) s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
-  }
+  if (s->shape != UNIFORM) s->v = ARENA_NEW(L->a, LLVMValueRef, L->ngroups);
   if (s->cross && !s->remat)
     s->frame_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, frame_type(L, s->type)));
   if (s->cross) s->index = L->ncross++;
@@ -176,6 +172,16 @@ void lw_make_slots(lower *L) {
   for (unsigned i = 0; i < L->slots.cap; i++) {
     slot *s = L->slots.vals[i];
     if (L->slots.keys[i] && s->cross) L->cross[s->index] = s;
+  }
+}
+
+void lw_make_allocas(lower *L) {
+  for (unsigned i = 0; i < L->slots.cap; i++) {
+    slot *s = L->slots.vals[i];
+    if (!L->slots.keys[i]) continue;
+    if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
+    else
+      for (unsigned g = 0; g < L->ngroups; g++) s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
   }
 }
 

@@ -55,6 +55,7 @@ static void print_kernel(LLVMValueRef fn, const cfg_opts *o) {
   barrier_split(fn); /* weft schedules these blocks: a barrier ends its block */
   cfg *g = cfg_build(a, fn);
   postdom_compute(a, g);
+  parts_compute(a, g);
   if (o->format == DOT) cfg_print_dot(stdout, g, name);
   else if (o->format == JSON) cfg_print_json(stdout, g, name);
   else cfg_print_text(stdout, g, name);

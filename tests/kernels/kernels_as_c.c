@@ -2,12 +2,14 @@
 #include "cl_as_c.h"
 #include "kernels_as_c.h"
 
+#include "atomic_tickets.cl"
 #include "atomics_global.cl"
 #include "atomics_local.cl"
 #include "barrier_divergent.cl"
 #include "barrier_local_arg.cl"
 #include "early_return.cl"
 #include "packed_after_return.cl"
+#include "parts.cl"
 #include "int_indexes.cl"
 #include "float4_arith.cl"
 #include "function_calls.cl"
@@ -53,12 +55,12 @@
 
 #define ENTRY(name) {#name, (void (*)(void))name},
 const c_kernel c_kernels[] = {
-    ENTRY(atomics_global) ENTRY(atomics_local) ENTRY(barrier_divergent) ENTRY(barrier_local_arg)
+    ENTRY(atomic_tickets) ENTRY(atomics_global) ENTRY(atomics_local) ENTRY(barrier_divergent) ENTRY(barrier_local_arg)
     ENTRY(early_return) ENTRY(float4_arith) ENTRY(function_calls) ENTRY(gcd_while) ENTRY(if_else)
     ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(int_indexes) ENTRY(loop_break) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
     ENTRY(loop_in_divergent) ENTRY(loop_ulong) ENTRY(math_basic) ENTRY(math_transcendental)
     ENTRY(ndrange_2d) ENTRY(ndrange_3d) ENTRY(nested_if) ENTRY(nested_loops_break)
-    ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)
+    ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(parts) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)
     ENTRY(short_circuit) ENTRY(switch_fallthrough) ENTRY(types_char) ENTRY(types_double)
     ENTRY(types_float) ENTRY(types_long) ENTRY(types_short) ENTRY(types_uint)
     ENTRY(uniform_branch) ENTRY(uniform_loop_divergent_body) ENTRY(varying_branch)

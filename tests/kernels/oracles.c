@@ -236,6 +236,43 @@ void oracle_barrier_local_arg(kio *io) {
   }
 }
 
+/* parts.cl, one work-item at a time; loop 1 runs first for the whole work-group (the barrier) */
+static int parts_loop1(int x, float *y) {
+  int acc = 0;
+  for (int k = 0; k < (x & 7); k++) {
+    acc += k * x;
+    if (acc > 100) acc -= 7;
+    else *y = *y * 0.5f + 1.0f;
+  }
+  return acc;
+}
+
+void oracle_parts(kio *io) {
+  size_t n = LSIZE(io);
+  const int32_t *a = IN(int32_t, 0);
+  for (size_t i = 0; i < N(io); i++) {
+    size_t next = i - i % n + (i % n + 1) % n;
+    int x = a[i], u = (int)n * 3 + 1;
+    float y = (float)x * 0.25f, unused = 0;
+    int acc = parts_loop1(x, &y), nb = parts_loop1(a[next], &unused);
+    if (x % 5 == 0) {
+      OUT(int32_t, 1)[i] = acc + nb, OUT(float, 2)[i] = y;
+      continue;
+    }
+    int m = 0;
+    for (int k = 0; k < (nb & 3) + u % 4; k++) {
+      m += (k ^ x) & 15;
+      if (m & 1) y += 1.5f;
+    }
+    int t = m * u;
+    if ((x & 3) == 0) t += acc;
+    else if ((x & 3) == 1) t -= nb;
+    else t ^= x;
+    while (t > 1000) t /= 3;
+    OUT(int32_t, 1)[i] = t + m, OUT(float, 2)[i] = y * 2.0f - (float)t;
+  }
+}
+
 void oracle_barrier_divergent(kio *io) {
   size_t n = LSIZE(io);
   for (size_t i = 0; i < N(io); i++) {
@@ -266,6 +303,16 @@ void oracle_atomics_global(kio *io) {
     st[5] -= x > 900 ? x : 0;
   }
   OUT(uint32_t, 3)[0] += (uint32_t)N(io);
+}
+
+void oracle_atomic_tickets(kio *io) {
+  int32_t *seen = OUT(int32_t, 1), *count = OUT(int32_t, 2);
+  size_t n = N(io);
+  for (size_t i = 0; i < n; i++) {
+    if (IN(int32_t, 0)[i] % 3 == 0) seen[count[0]++]++;
+    seen[n + i]++, seen[2 * n + i]++;
+  }
+  count[1] += 5 * (int32_t)n, count[2] -= 2 * (int32_t)n;
 }
 
 void oracle_atomics_local(kio *io) {
