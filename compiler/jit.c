@@ -106,8 +106,6 @@ void jit_release(weft_jit *j) {
  * (SROA), the copies and per-group repeats folded (InstCombine, GVN) and the CFG cleaned.
  * default<O3> gives the same run times on the benchmarks and takes twice as long (36 vs 17 ms
  * on bench/k50.cl). elim-avail-extern drops the functions that another unit compiles. */
-#define UNIT_MIN_INSTRS 1500
-
 static const char unit_pipeline[] =
     "elim-avail-extern,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
     "instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
@@ -222,9 +220,12 @@ static unsigned function_size(LLVMValueRef f) {
   return n;
 }
 
+/* A thread pays for itself from about this many instructions of lowered code: a smaller
+ * module is one unit. (bench/k50.cl lowers to about 4700, mandelbrot to 1350.) */
+#define UNIT_MIN_INSTRS 1500
+
 /* Hands out the defined functions, largest first, each to the unit with the least so far.
- * A thread pays for itself from about UNIT_MIN_INSTRS instructions: a smaller module is one
- * unit. Returns the number of units used. */
+ * Returns the number of units used. */
 static int plan_units(LLVMModuleRef m, unit *u, int max) {
   int nfns = 0, used = 1;
   unsigned total = 0;
@@ -254,8 +255,45 @@ static int plan_units(LLVMModuleRef m, unit *u, int max) {
   return used;
 }
 
-/* Optimises m and generates its code, one unit per thread, and adds the objects to the JIT
- * under a new tracker. m stays the caller's. */
+/* Units 1..n-1 on threads of their own (or here, if a thread cannot start), unit 0 here. */
+static void run_units(unit *u, int n) {
+  pthread_t th[JIT_UNITS_MAX];
+  int started[JIT_UNITS_MAX] = {0};
+  LLVMMemoryBufferRef bc = n > 1 ? LLVMWriteBitcodeToMemoryBuffer(u[0].m) : NULL;
+  for (int k = 1; k < n; k++) {
+    u[k].bitcode = bc;
+    started[k] = pthread_create(&th[k], NULL, compile_unit, &u[k]) == 0;
+    if (!started[k]) compile_unit(&u[k]);
+  }
+  compile_unit(&u[0]);
+  for (int k = 1; k < n; k++)
+    if (started[k]) pthread_join(th[k], NULL);
+  if (bc) LLVMDisposeMemoryBuffer(bc);
+}
+
+/* Hands the unit's object to the JIT (the first error wins) and frees the rest of the unit. */
+static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef tracker,
+                               weft_status st, char **err) {
+  if (!st && u->error) st = WEFT_ERROR_JIT, *err = u->error, u->error = NULL;
+  if (!u->nmine) return free(u->mine), st; /* a unit not needed */
+  if (!st) debug_dump("optimized", u->m);
+  if (debug_wants("time"))
+    fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: optimisation %.2f ms, code gen %.2f ms\n",
+            u->index, u->nmine, u->size, u->ms[0], u->ms[1]);
+  if (!st && u->object) {
+    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, tracker, u->object);
+    u->object = NULL;
+    if (e) st = take_error(e, "cannot add code to the JIT", err);
+  }
+  if (u->object) LLVMDisposeMemoryBuffer(u->object);
+  free(u->error);
+  if (u->index > 0 && u->m) LLVMDisposeModule(u->m);
+  if (u->c) LLVMContextDispose(u->c);
+  for (int i = 0; i < u->nmine; i++) free(u->mine[i]);
+  free(u->mine);
+  return st;
+}
+
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef *tracker,
                         char **err) {
   weft_status st = prepare(j, m, err);
@@ -264,46 +302,11 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef 
   int max = cpus < 1 ? 1 : cpus < JIT_UNITS_MAX ? (int)cpus : JIT_UNITS_MAX;
   unit u[JIT_UNITS_MAX] = {{0}};
   for (int k = 0; k < max; k++) u[k].j = j, u[k].index = k;
-  int n = plan_units(m, u, max);
   u[0].m = m;
-  pthread_t th[JIT_UNITS_MAX];
-  int started[JIT_UNITS_MAX] = {0};
-  if (n > 1) {
-    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
-    for (int k = 1; k < n; k++) {
-      u[k].bitcode = bc;
-      started[k] = pthread_create(&th[k], NULL, compile_unit, &u[k]) == 0;
-      if (!started[k]) compile_unit(&u[k]);
-    }
-    compile_unit(&u[0]);
-    for (int k = 1; k < n; k++)
-      if (started[k]) pthread_join(th[k], NULL);
-    LLVMDisposeMemoryBuffer(bc);
-  } else {
-    compile_unit(&u[0]);
-  }
-  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(j->lljit);
-  *tracker = LLVMOrcJITDylibCreateResourceTracker(jd);
-  for (int k = 0; k < n; k++) {
-    if (!st && u[k].error) st = WEFT_ERROR_JIT, *err = u[k].error, u[k].error = NULL;
-    if (!st) debug_dump("optimized", u[k].m);
-    if (debug_wants("time"))
-      fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: optimisation %.2f ms, code gen %.2f ms\n",
-              k, u[k].nmine, u[k].size, u[k].ms[0], u[k].ms[1]);
-    if (!st) {
-      LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, *tracker, u[k].object);
-      u[k].object = NULL;
-      if (e) st = take_error(e, "cannot add code to the JIT", err);
-    }
-    if (u[k].object) LLVMDisposeMemoryBuffer(u[k].object);
-    free(u[k].error);
-    if (k > 0 && u[k].m) LLVMDisposeModule(u[k].m);
-    if (u[k].c) LLVMContextDispose(u[k].c);
-  }
-  for (int k = 0; k < max; k++) {
-    for (int i = 0; i < u[k].nmine; i++) free(u[k].mine[i]);
-    free(u[k].mine);
-  }
+  int n = plan_units(m, u, max);
+  run_units(u, n);
+  *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
+  for (int k = 0; k < max; k++) st = finish_unit(j, &u[k], *tracker, st, err);
   return st;
 }
 

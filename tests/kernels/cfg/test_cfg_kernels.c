@@ -1,15 +1,17 @@
 /* Kernel tests of `weft cfg`: the reconvergence points of the papers' examples, and the command's
  * errors.
  *
- * usage: test_cfg_kernels WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors}
+ * usage: test_cfg_kernels WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors|divergence|parts}
  *
  * Each teaching kernel marks where the paper's blocks start with comments like `/ * B * /`. The
  * test runs `weft cfg --json`, finds the block of each marker (the narrowest block whose
  * first_line..last_line contains the marker's line; on a tie the one that starts there) and checks
  * the IPDOM of each branch against the paper: `ipdom` checks the IPDOMs and that no other block is
  * a branch; `order` checks the source-like PC layout (the `then` side before the `else` side, the
- * reconvergence point after the branch); `errors` checks exit codes and messages. */
+ * reconvergence point after the branch); `errors` checks exit codes and messages; `parts` checks
+ * where long warp functions are cut (never inside a loop). */
 #include <ctype.h>
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +38,7 @@ static run weft_cfg(const char *args) { return weft_cli(weft, "cfg", args); }
 typedef struct block {
   int first_line, last_line; /* 0: null */
   int ipdom;                 /* -1: null */
+  int succs[32], nsuccs;
 } block;
 
 static int int_or_null(const char *p, int null) {
@@ -50,7 +53,24 @@ static int parse_blocks(const char *json, block *b) {
     b[n].first_line = int_or_null(after_key(p, "first_line"), 0);
     b[n].last_line = int_or_null(after_key(p, "last_line"), 0);
     b[n].ipdom = int_or_null(after_key(p, "ipdom"), -1);
+    b[n].nsuccs = 0;
+    for (const char *q = after_key(p, "succs") + 1; *q != ']'; q++)
+      if (isdigit((unsigned char)*q)) {
+        assert_true(b[n].nsuccs < 32);
+        b[n].succs[b[n].nsuccs++] = (int)strtol(q, (char **)&q, 10), q--;
+      }
   }
+  return n;
+}
+
+/* The first PC of each part, from "parts": [...]; returns how many. */
+static int parse_parts(const char *json, int *first, int max) {
+  int n = 0;
+  for (const char *q = after_key(json, "parts") + 1; *q != ']'; q++)
+    if (isdigit((unsigned char)*q)) {
+      assert_true(n < max);
+      first[n++] = (int)strtol(q, (char **)&q, 10), q--;
+    }
   return n;
 }
 
@@ -214,6 +234,74 @@ static void int_and_uint_indexes_are_affine(void **s) {
   run_free(&r);
 }
 
+/* --- parts of the warp function --- */
+
+/* The cuts of one kernel's JSON object: none inside a loop (no back edge spans one). Returns
+ * the number of parts. */
+static int check_kernel_cuts(const char *file, char *json) {
+  block b[MAX_BLOCKS];
+  int first[8], n = parse_blocks(json, b), nparts = parse_parts(json, first, 8);
+  assert_true(nparts >= 1);
+  assert_int_equal(first[0], 0);
+  for (int p = 1; p < nparts; p++) {
+    assert_true(first[p] > first[p - 1] && first[p] < n);
+    for (int u = 0; u < n; u++)
+      for (int s = 0; s < b[u].nsuccs; s++)
+        if (b[u].succs[s] <= u && b[u].succs[s] < first[p] && first[p] <= u)
+          fail_msg("%s: the cut before B%d is inside the loop B%d..B%d", file, first[p],
+                   b[u].succs[s], u);
+  }
+  return nparts;
+}
+
+/* `weft cfg --json` on dir/file, one object per kernel: the largest number of parts. */
+static int check_cuts(const char *dir, const char *file) {
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/%s' --json", dir, file);
+  run r = weft_cfg(args);
+  if (r.status != 0) fail_msg("weft cfg %s/%s exited with %d: %s", dir, file, r.status, r.err);
+  int most = 0;
+  for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+    int n = check_kernel_cuts(file, line);
+    most = n > most ? n : most;
+  }
+  run_free(&r);
+  return most;
+}
+
+/* ../parts.cl, a kernel of the suite written to be cut: two parts, the cut between its loops. */
+static void long_kernel_is_cut_between_loops(void **s) {
+  (void)s;
+  assert_int_equal(check_cuts(cfg_dir, "../parts.cl"), 2);
+}
+
+static void small_kernel_is_one_part(void **s) {
+  (void)s;
+  assert_int_equal(check_cuts(teaching_dir, "mp_fig2.cl"), 1);
+}
+
+/* Every kernel of the suite and every sample. */
+static void no_cut_is_inside_a_loop(void **s) {
+  (void)s;
+  char samples[1100], suite[1100];
+  snprintf(samples, sizeof samples, "%s/..", teaching_dir);
+  snprintf(suite, sizeof suite, "%s/..", cfg_dir);
+  const char *dirs[] = {samples, suite, teaching_dir};
+  int kernels = 0, cut = 0;
+  for (int d = 0; d < 3; d++) {
+    DIR *dir = opendir(dirs[d]);
+    assert_non_null(dir);
+    for (struct dirent *e; (e = readdir(dir));) {
+      size_t len = strlen(e->d_name);
+      if (len > 3 && !strcmp(e->d_name + len - 3, ".cl"))
+        kernels++, cut += check_cuts(dirs[d], e->d_name) > 1;
+    }
+    closedir(dir);
+  }
+  assert_true(kernels >= 40);
+  assert_true(cut >= 2);
+}
+
 /* --- errors --- */
 
 static void syntax_error(void **s) {
@@ -268,7 +356,7 @@ static void select_kernel(void **s) {
 
 int main(int argc, char **argv) {
   if (argc != 5) {
-    fprintf(stderr, "usage: %s WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors|divergence}\n",
+    fprintf(stderr, "usage: %s WEFT TEACHING_DIR CFG_DIR {ipdom|order|errors|divergence|parts}\n",
             argv[0]);
     return 2;
   }
@@ -284,6 +372,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(order_collange_listing1), cmocka_unit_test(order_inverted_conditions),
   };
   const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine)};
+  const struct CMUnitTest parts[] = {
+      cmocka_unit_test(long_kernel_is_cut_between_loops),
+      cmocka_unit_test(small_kernel_is_one_part),
+      cmocka_unit_test(no_cut_is_inside_a_loop),
+  };
   const struct CMUnitTest errors[] = {
       cmocka_unit_test(syntax_error),
       cmocka_unit_test(missing_file),
@@ -293,6 +386,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[4], "ipdom")) return cmocka_run_group_tests_name("ipdom", ipdom, NULL, NULL);
   if (!strcmp(argv[4], "order")) return cmocka_run_group_tests_name("order", order, NULL, NULL);
   if (!strcmp(argv[4], "errors")) return cmocka_run_group_tests_name("errors", errors, NULL, NULL);
+  if (!strcmp(argv[4], "parts")) return cmocka_run_group_tests_name("parts", parts, NULL, NULL);
   if (!strcmp(argv[4], "divergence"))
     return cmocka_run_group_tests_name("divergence", divergence, NULL, NULL);
   fprintf(stderr, "%s: unknown group '%s'\n", argv[0], argv[4]);
