@@ -48,10 +48,15 @@ void frontend_discard(frontend_clang *c); /* stops it; NULL is fine */
  * if-conversion, clang's baseline target attributes removed. Uses the prestarted clang *ready
  * (and sets *ready to NULL) unless the build has options or includes files (ready may be NULL).
  * file_text: when building the file `path`, its text as the caller read it, which is what the
- * prestarted clang gets (NULL: a clang of its own reads the file). */
+ * prestarted clang gets (NULL: a clang of its own reads the file). idle, when not NULL, runs on
+ * this thread while clang works, if clang is still in its start-up. */
+typedef struct frontend_idle {
+  void (*fn)(void *arg);
+  void *arg;
+} frontend_idle;
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
                              const char *file_text, const char *options, frontend_clang **ready,
-                             frontend_result *out);
+                             const frontend_idle *idle, frontend_result *out);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 
@@ -168,6 +173,9 @@ void jit_release(weft_jit *j);
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef *tracker,
                         char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
+/* Generates code for a small loop shaped like lowered code and throws it away: the first code
+ * generation in a process costs much more than the next (page faults, LLVM's lazy tables). */
+void jit_warm_up(weft_jit *j, unsigned G);
 void jit_remove(LLVMOrcResourceTrackerRef tracker);
 
 #endif

@@ -142,7 +142,8 @@ typedef struct unit {
   LLVMModuleRef m;
   LLVMContextRef c;            /* units > 0: owned */
   char **mine;                 /* names of the functions this unit defines (copies: unit 0
-                                  deletes functions from the module the names came from) */
+                                  deletes functions from the module the names came from);
+                                  NULL: all of them */
   int nmine;
   unsigned size;               /* instructions in them */
   LLVMMemoryBufferRef object;
@@ -160,6 +161,7 @@ static int is_mine(const unit *u, const char *name) {
  * variables are defined by unit 0 only; local ones stay in every unit that uses them. */
 static void keep_mine(unit *u) {
   size_t len;
+  if (!u->mine) return; /* the whole module */
   for (LLVMValueRef f = LLVMGetFirstFunction(u->m); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && !is_mine(u, LLVMGetValueName2(f, &len)))
       LLVMSetLinkage(f, LLVMAvailableExternallyLinkage);
@@ -308,6 +310,82 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef 
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
   for (int k = 0; k < max; k++) st = finish_unit(j, &u[k], *tracker, st, err);
   return st;
+}
+
+/* ---- warming up ---- */
+
+static LLVMValueRef call_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name,
+                                   LLVMTypeRef *over, unsigned nover, LLVMValueRef *args,
+                                   unsigned nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  return LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, over, nover),
+                        LLVMGetIntrinsicDeclaration(m, id, over, nover), args, nargs, "");
+}
+
+/* A loop over lane groups of G floats, shaped like lowered code: masked, packed and gathered
+ * loads and stores, arithmetic, a compare and select, a square root, a libmvec call, an atomic. */
+static void build_warm_up(LLVMModuleRef m, unsigned G) {
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(c), i32 = LLVMInt32TypeInContext(c),
+              i64 = LLVMInt64TypeInContext(c), ptr = LLVMPointerTypeInContext(c, 0),
+              vf = LLVMVectorType(f32, G), vi = LLVMVectorType(i32, G),
+              vp = LLVMVectorType(ptr, G), vm = LLVMVectorType(LLVMInt1TypeInContext(c), G);
+  LLVMTypeRef params[] = {ptr, ptr, i64, i32};
+  LLVMValueRef fn = LLVMAddFunction(m, "warm_up", LLVMFunctionType(LLVMVoidTypeInContext(c), params, 4, 0));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(c, "min-legal-vector-width", 22, "512", 3));
+  char mvec[32];
+  snprintf(mvec, sizeof mvec, "_ZGV%cN%uv_expf", G == 16 ? 'e' : G == 8 ? 'd' : 'b', G);
+  LLVMTypeRef mvec_t = LLVMFunctionType(vf, &vf, 1, 0);
+  LLVMValueRef exp_fn = LLVMAddFunction(m, mvec, mvec_t);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, ""),
+                    loop = LLVMAppendBasicBlockInContext(c, fn, ""),
+                    done = LLVMAppendBasicBlockInContext(c, fn, "");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef p = LLVMGetParam(fn, 0), q = LLVMGetParam(fn, 1);
+  LLVMValueRef mask = LLVMBuildBitCast(b, LLVMBuildTrunc(b, LLVMGetParam(fn, 2), LLVMIntTypeInContext(c, G), ""), vm, "");
+  LLVMValueRef zero = LLVMConstNull(vf), align = LLVMConstInt(i32, 4, 0);
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef i = LLVMBuildPhi(b, i32, ""), acc = LLVMBuildPhi(b, vf, "");
+  LLVMValueRef at = LLVMBuildGEP2(b, f32, p, (LLVMValueRef[]){LLVMBuildMul(b, i, LLVMConstInt(i32, G, 0), "")}, 1, "");
+  LLVMValueRef x = call_intrinsic(b, m, "llvm.masked.load", (LLVMTypeRef[]){vf, ptr}, 2,
+                                  (LLVMValueRef[]){at, align, mask, zero}, 4);
+  LLVMValueRef low[64];
+  for (unsigned k = 0; k < G; k++) low[k] = LLVMConstInt(i32, 1023, 0);
+  LLVMValueRef idx = LLVMBuildAnd(b, LLVMBuildFPToSI(b, x, vi, ""), LLVMConstVector(low, G), "");
+  LLVMValueRef from = LLVMBuildGEP2(b, f32, q, &idx, 1, "");
+  LLVMValueRef y = call_intrinsic(b, m, "llvm.masked.gather", (LLVMTypeRef[]){vf, vp}, 2,
+                                  (LLVMValueRef[]){from, align, mask, zero}, 4);
+  LLVMValueRef w = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, y, ""), acc, "");
+  LLVMValueRef sel = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, w, zero, ""), w, x, "");
+  LLVMValueRef r = call_intrinsic(b, m, "llvm.sqrt", &vf, 1, &sel, 1);
+  LLVMValueRef e = LLVMBuildCall2(b, mvec_t, exp_fn, &r, 1, "");
+  call_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2, (LLVMValueRef[]){sel, at, align, mask}, 4);
+  call_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2, (LLVMValueRef[]){e, from, align, mask}, 4);
+  LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, q, LLVMConstInt(i32, 1, 0), LLVMAtomicOrderingSequentiallyConsistent, 0);
+  LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i32, 1, 0), "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMGetParam(fn, 3), ""), loop, done);
+  LLVMAddIncoming(i, (LLVMValueRef[]){LLVMConstInt(i32, 0, 0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMAddIncoming(acc, (LLVMValueRef[]){zero, e}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+}
+
+void jit_warm_up(weft_jit *j, unsigned G) {
+  LLVMContextRef c = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("warm_up", c);
+  build_warm_up(m, G);
+  char *err = NULL;
+  unit u = {.j = j, .m = m};
+  if (!prepare(j, m, &err)) compile_unit(&u);
+  free(err), free(u.error);
+  if (u.object) LLVMDisposeMemoryBuffer(u.object);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(c);
 }
 
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err) {

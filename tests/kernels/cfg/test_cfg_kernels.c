@@ -240,7 +240,7 @@ static void int_and_uint_indexes_are_affine(void **s) {
  * the number of parts. */
 static int check_kernel_cuts(const char *file, char *json) {
   block b[MAX_BLOCKS];
-  int first[8], n = parse_blocks(json, b), nparts = parse_parts(json, first, 8);
+  int first[8] = {0}, n = parse_blocks(json, b), nparts = parse_parts(json, first, 8);
   assert_true(nparts >= 1);
   assert_int_equal(first[0], 0);
   for (int p = 1; p < nparts; p++) {
