@@ -98,5 +98,8 @@ int lw_writes_memory(LLVMValueRef inst);
 
 /* lower_builtin.c */
 LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
+/* A call of get_local_id/get_global_id in one lane (i64, of the current group), as a scalar;
+ * NULL for any other call. */
+LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane);
 
 #endif

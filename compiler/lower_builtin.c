@@ -52,6 +52,13 @@ static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int
   return uniform ? r : lw_splat(L, r);
 }
 
+/* get_global_id(d) - get_local_id(d), the same for every work-item of the work-group. */
+static LLVMValueRef global_base(lower *L, unsigned d) {
+  LLVMValueRef base = LLVMBuildMul(L->b, group_u64(L, offsetof(weft_group, group_id) + 8 * d),
+                                   group_u64(L, offsetof(weft_group, local_size) + 8 * d), "");
+  return LLVMBuildAdd(L->b, base, group_u64(L, offsetof(weft_group, global_offset) + 8 * d), "");
+}
+
 /* get_local_id / get_global_id for the lanes of the current group. */
 static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   unsigned d;
@@ -62,11 +69,19 @@ static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p, "");
   LLVMSetAlignment(lid, 4);
   lid = LLVMBuildZExt(L->b, lid, LLVMVectorType(i64, L->G), "");
-  if (k == BI_LOCAL_ID) return lid;
-  LLVMValueRef base = LLVMBuildMul(L->b, group_u64(L, offsetof(weft_group, group_id) + 8 * d),
-                                   group_u64(L, offsetof(weft_group, local_size) + 8 * d), "");
-  base = LLVMBuildAdd(L->b, base, group_u64(L, offsetof(weft_group, global_offset) + 8 * d), "");
-  return LLVMBuildAdd(L->b, lw_splat(L, base), lid, "");
+  return k == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, lw_splat(L, global_base(L, d)), lid, "");
+}
+
+LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane) {
+  builtin bi = builtin_of_call(call);
+  unsigned d;
+  if ((bi.kind != BI_GLOBAL_ID && bi.kind != BI_LOCAL_ID) || !const_dim(L, call, &d)) return NULL;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
+  if (d >= 3) return LLVMConstInt(i64, 0, 0);
+  LLVMValueRef at = LLVMBuildAdd(L->b, lane, lw_const_i64(L, d * WEFT_MAX_WARP + L->grp * L->G), "");
+  LLVMValueRef p = LLVMBuildGEP2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid)), &at, 1, "");
+  LLVMValueRef lid = LLVMBuildZExt(L->b, LLVMBuildLoad2(L->b, i32, p, ""), i64, "");
+  return bi.kind == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, global_base(L, d), lid, "");
 }
 
 /* ---- math ---- */

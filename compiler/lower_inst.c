@@ -94,19 +94,44 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   return phi;
 }
 
-/* The address lane 0 of the group would use, for a packed access of elements of type t. With
- * every lane active it is lane 0's own; otherwise it comes from the first active lane: an
- * inactive lane's value may be stale (a frame slot it never stored, say). */
-static LLVMValueRef lane0_address(lower *L, LLVMValueRef p, LLVMTypeRef t, enum access_mode mode) {
-  if (mode == PACKED_FULL) return LLVMBuildExtractElement(L->b, p, lw_const_i32(L, 0), "");
+static int scalar_again(LLVMValueRef v) {
+  switch (LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet) {
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
+  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt:
+  case LLVMGetElementPtr: case LLVMAddrSpaceCast: case LLVMBitCast: return 1;
+  default: return 0;
+  }
+}
+
+/* The value of `v` in one lane (i64) of the group, as a scalar. Ids, and the integer and address
+ * arithmetic on them, are computed again for that lane: a few scalar instructions, where the
+ * group's vector of addresses would be built just to take one element. Anything else is that
+ * lane's element of the vector. */
+static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane, int depth) {
+  slot *s = lw_slot(L, v);
+  if (!s || s->shape == UNIFORM) return lw_uval(L, v);
+  LLVMValueRef r = depth < 8 && LLVMIsACallInst(v) ? lw_lane_id(L, v, lane) : NULL;
+  if (depth < 8 && scalar_again(v)) {
+    r = LLVMInstructionClone(v);
+    for (int i = 0; i < LLVMGetNumOperands(v); i++)
+      LLVMSetOperand(r, (unsigned)i, lane_value(L, LLVMGetOperand(v, i), lane, depth + 1));
+    LLVMInsertIntoBuilder(L->b, r);
+  }
+  return r ? r : LLVMBuildExtractElement(L->b, lw_vval(L, v), lane, "");
+}
+
+/* The address lane 0 of the group would use, for a packed access at `addr` of elements of type
+ * t. With every lane active it is lane 0's own; otherwise it comes from the first active lane:
+ * an inactive lane's value may be stale (a frame slot it never stored, say). */
+static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t, enum access_mode mode) {
+  if (mode == PACKED_FULL) return lane_value(L, addr, lw_const_i64(L, 0), 0);
   LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp); /* not 0: BCC skips empty groups */
   LLVMTypeRef bt = LLVMTypeOf(bits);
   LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
                                     (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
   LLVMValueRef back = LLVMBuildMul(L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMABISizeOfType(L->td, t)), "");
-  LLVMValueRef at = LLVMBuildExtractElement(L->b, p, lane, "");
-  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), at, &back, 1, "");
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane, 0), &back, 1, "");
 }
 
 static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
@@ -117,13 +142,14 @@ static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
 static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode) {
   LLVMTypeRef t = LLVMTypeOf(ld), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
-  LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0)), m = access_mask(L, k, mode);
+  LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
   if (mode != GATHER) {
-    LLVMValueRef p0 = lane0_address(L, p, t, mode);
+    LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(ld, 0), t, mode);
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                         (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
   }
+  LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0));
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
   return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
@@ -133,15 +159,16 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   LLVMValueRef val = LLVMGetOperand(st, 0);
   LLVMTypeRef t = LLVMTypeOf(val), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
-  LLVMValueRef v = lw_vval(L, val), p = lw_vval(L, LLVMGetOperand(st, 1));
+  LLVMValueRef v = lw_vval(L, val);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
   if (mode != GATHER) {
-    LLVMValueRef p0 = lane0_address(L, p, t, mode);
+    LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(st, 1), t, mode);
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                  (LLVMValueRef[]){v, p0, align, m}, 4);
     return NULL;
   }
+  LLVMValueRef p = lw_vval(L, LLVMGetOperand(st, 1));
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
   lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                (LLVMValueRef[]){v, ps, align, m}, 4);
