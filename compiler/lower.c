@@ -55,37 +55,41 @@ static void leave_one(lower *L, int from, uint32_t event, int to) {
   LLVMBuildBr(L->b, L->leave);
 }
 
-/* The one exit for every arrival at `to`: it saves the values live there, which is most of an
- * exit's code, once per target instead of once per edge. The edge has stored from_pc. */
-static LLVMBasicBlockRef arrival(lower *L, int to) {
-  if (L->arrive[to]) return L->arrive[to];
+/* The one exit of a kind towards `to`, made at its first use (cache[to]): it saves the values
+ * live there, which is most of an exit's code, once per target instead of once per edge, and
+ * `tail` ends it. */
+typedef void exit_tail(lower *L, int to);
+static LLVMBasicBlockRef exit_to(lower *L, LLVMBasicBlockRef *cache, const char *name, int to,
+                                 exit_tail *tail) {
+  if (cache[to]) return cache[to];
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
-  L->arrive[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "arrive");
-  LLVMPositionBuilderAtEnd(L->b, L->arrive[to]);
+  cache[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, name);
+  LLVMPositionBuilderAtEnd(L->b, cache[to]);
   lw_frame_save(L, &to, 1);
+  tail(L, to);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return cache[to];
+}
+
+/* Arriving at `to`: back to the scheduler (the edge has stored from_pc). */
+static void arrive_tail(lower *L, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
   store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
   store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
   LLVMBuildBr(L->b, L->leave);
-  LLVMPositionBuilderAtEnd(L->b, here);
-  return L->arrive[to];
 }
 
-/* The way on to `to` in another part: the values live there go to the frame, the counters to
- * ctx, and that part resumes at `to` in a tail call. */
-static LLVMBasicBlockRef crossing(lower *L, int to) {
-  if (L->crossing[to]) return L->crossing[to];
-  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
-  L->crossing[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "cross");
-  LLVMPositionBuilderAtEnd(L->b, L->crossing[to]);
-  lw_frame_save(L, &to, 1);
+/* Going on at `to` in another part: the counters go to ctx and that part resumes at `to` in a
+ * tail call. */
+static void cross_tail(lower *L, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, pc), lw_const_i32(L, (uint64_t)to));
   lw_flush_counts(L);
   LLVMBuildRet(L->b, lw_tail_call(L, L->g->blocks[to].part));
-  LLVMPositionBuilderAtEnd(L->b, here);
-  return L->crossing[to];
 }
+
+static LLVMBasicBlockRef arrival(lower *L, int to) { return exit_to(L, L->arrive, "arrive", to, arrive_tail); }
+static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->crossing, "cross", to, cross_tail); }
 
 /* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard (in
  * another part, by a tail call). */
