@@ -225,6 +225,28 @@ LLVMValueRef lw_tail_call(lower *L, int part) {
   return r;
 }
 
+/* Where the warp resumes at the PCs of this part: one block per set of live values, which
+ * restores them from the frame and goes on to the PC's block (many PCs share a set: the blocks
+ * of one loop or one branch, say). */
+static void build_resumes(lower *L, LLVMValueRef pc, LLVMValueRef sw, LLVMBasicBlockRef bad) {
+  int first = L->g->part_first[L->part], end = L->g->part_first[L->part + 1];
+  LLVMBasicBlockRef *resume = ARENA_NEW(L->a, LLVMBasicBlockRef, (size_t)(end - first));
+  for (int i = first; i < end; i++) {
+    int same = first;
+    while (same < i && !lw_same_live(L, same, i)) same++;
+    if (same < i) { /* a set seen before: its block's switch gets this PC too */
+      resume[i - first] = resume[same - first];
+      LLVMAddCase(LLVMGetBasicBlockTerminator(resume[i - first]), lw_const_i32(L, (uint64_t)i), L->bbs[i]);
+    } else {
+      resume[i - first] = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
+      LLVMPositionBuilderAtEnd(L->b, resume[i - first]);
+      lw_frame_restore(L, i);
+      LLVMAddCase(LLVMBuildSwitch(L->b, pc, bad, 1), lw_const_i32(L, (uint64_t)i), L->bbs[i]);
+    }
+    LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), resume[i - first]);
+  }
+}
+
 /* Resumes at ctx->pc: in this part, the live values come back from the frame; a PC of another
  * part is handed to that part. */
 static void build_dispatch(lower *L) {
@@ -234,23 +256,14 @@ static void build_dispatch(lower *L) {
   LLVMPositionBuilderAtEnd(L->b, bad);
   LLVMBuildUnreachable(L->b);
   for (int p = 0; p < L->g->nparts; p++) {
-    LLVMBasicBlockRef elsewhere = NULL;
-    if (p != L->part) {
-      elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere");
-      LLVMPositionBuilderAtEnd(L->b, elsewhere);
-      LLVMBuildRet(L->b, lw_tail_call(L, p));
-    }
-    for (int i = L->g->part_first[p]; i < L->g->part_first[p + 1]; i++) {
-      LLVMBasicBlockRef r = elsewhere;
-      if (!r) {
-        r = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
-        LLVMPositionBuilderAtEnd(L->b, r);
-        lw_frame_restore(L, i);
-        LLVMBuildBr(L->b, L->bbs[i]);
-      }
-      LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), r);
-    }
+    if (p == L->part) continue;
+    LLVMBasicBlockRef elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere");
+    LLVMPositionBuilderAtEnd(L->b, elsewhere);
+    LLVMBuildRet(L->b, lw_tail_call(L, p));
+    for (int i = L->g->part_first[p]; i < L->g->part_first[p + 1]; i++)
+      LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), elsewhere);
   }
+  build_resumes(L, pc, sw, bad);
 }
 
 static void add_to_ctx(lower *L, size_t off, LLVMValueRef v) {

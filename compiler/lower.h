@@ -82,6 +82,7 @@ void lw_make_slots(lower *L);
 void lw_make_allocas(lower *L); /* the slots' allocas in the function being emitted */
 void lw_liveness(lower *L);
 void lw_frame_restore(lower *L, int pc);
+int lw_same_live(const lower *L, int a, int b); /* the same values live at PCs a and b */
 /* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
 void lw_frame_save(lower *L, const int *to, int n);
 LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */

@@ -279,6 +279,11 @@ static void remat_value(lower *L, LLVMValueRef inst) {
   }
 }
 
+int lw_same_live(const lower *L, int a, int b) {
+  return !memcmp(L->live_in + (size_t)a * L->live_words, L->live_in + (size_t)b * L->live_words,
+                 (size_t)L->live_words * sizeof *L->live_in);
+}
+
 void lw_frame_restore(lower *L, int pc) {
   LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
                                     (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
