@@ -56,8 +56,8 @@ static void leave_one(lower *L, int from, uint32_t event, int to) {
 }
 
 /* The one exit of a kind towards `to`, made at its first use (cache[to]): it saves the values
- * live there, which is most of an exit's code, once per target instead of once per edge, and
- * `tail` ends it. */
+ * live there, which is most of an exit's code, once per target (or set of live values) instead
+ * of once per edge, and `tail` ends it. */
 typedef void exit_tail(lower *L, int to);
 static LLVMBasicBlockRef exit_to(lower *L, LLVMBasicBlockRef *cache, const char *name, int to,
                                  exit_tail *tail) {
@@ -71,10 +71,10 @@ static LLVMBasicBlockRef exit_to(lower *L, LLVMBasicBlockRef *cache, const char 
   return cache[to];
 }
 
-/* Arriving at `to`: back to the scheduler (the edge has stored from_pc). */
+/* Arriving at a target: back to the scheduler (the edge has stored from_pc and target_pc). */
 static void arrive_tail(lower *L, int to) {
+  (void)to;
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
-  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
   store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
   LLVMBuildBr(L->b, L->leave);
@@ -88,8 +88,17 @@ static void cross_tail(lower *L, int to) {
   LLVMBuildRet(L->b, lw_tail_call(L, L->g->blocks[to].part));
 }
 
-static LLVMBasicBlockRef arrival(lower *L, int to) { return exit_to(L, L->arrive, "arrive", to, arrive_tail); }
 static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->crossing, "cross", to, cross_tail); }
+
+/* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
+ * share one exit (the blocks of one loop or one branch, say). */
+static void arrive(lower *L, int from, int to) {
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
+  for (int t = 0; to < L->g->nblocks && !L->arrive[to] && t < L->g->nblocks; t++)
+    if (L->arrive[t] && lw_same_live(L, t, to)) L->arrive[to] = L->arrive[t];
+  LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", to, arrive_tail));
+}
 
 /* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard (in
  * another part, by a tail call). */
@@ -105,8 +114,7 @@ static void go(lower *L, int from, int to) {
   else if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
   else LLVMBuildBr(L->b, out);
   LLVMPositionBuilderAtEnd(L->b, out);
-  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
-  LLVMBuildBr(L->b, arrival(L, to));
+  arrive(L, from, to);
 }
 
 /* ---- phis on edges ---- */
@@ -263,8 +271,7 @@ static void lower_terminator(lower *L, int pc) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
   LLVMValueRef last = LLVMGetPreviousInstruction(term);
   if (cb->nsuccs == 0) { /* ret, unreachable: the lanes are done */
-    store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)pc));
-    LLVMBuildBr(L->b, arrival(L, L->g->nblocks));
+    arrive(L, pc, L->g->nblocks);
     return;
   }
   if (LLVMIsASwitchInst(term) && cfg_is_branch(cb)) {
