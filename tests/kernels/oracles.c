@@ -269,6 +269,10 @@ void oracle_parts(kio *io) {
     else if ((x & 3) == 1) t -= nb;
     else t ^= x;
     while (t > 1000) t /= 3;
+    for (int k = 0; k < (t & 7); k++) {
+      y = y * 0.5f + (float)(k & 1);
+      if (y > 100.0f) m -= 1;
+    }
     OUT(int32_t, 1)[i] = t + m, OUT(float, 2)[i] = y * 2.0f - (float)t;
   }
 }

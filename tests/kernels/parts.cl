@@ -1,7 +1,7 @@
-/* Long enough that weft cuts its warp function into parts (`weft cfg` shows where) and compiles
- * them on several threads: values of every shape live across the cuts, a barrier and a
- * divergent loop sit on each side, and lanes that returned early leave a partial warp to cross
- * the last cut. */
+/* Long enough that weft cuts its warp function into three parts (`weft cfg` shows where) and
+ * compiles them on several threads: values of every shape live across the cuts, a barrier and
+ * divergent loops sit on each side, and lanes that returned early leave a partial warp to cross
+ * the later cuts. */
 __kernel void parts(__global const int *a, __global int *out, __global float *f, __local int *tmp) {
   int i = get_global_id(0), l = get_local_id(0), n = get_local_size(0);
   int x = a[i], acc = 0;
@@ -36,6 +36,12 @@ __kernel void parts(__global const int *a, __global int *out, __global float *f,
   }
   while (t > 1000)
     t /= 3;
+  int r = t & 7;
+  for (int k = 0; k < r; k++) {
+    y = y * 0.5f + (float)(k & 1);
+    if (y > 100.0f)
+      m -= 1;
+  }
   out[i] = t + m;
   f[i] = y * 2.0f - (float)t;
 }
