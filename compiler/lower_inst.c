@@ -103,35 +103,60 @@ static int scalar_again(LLVMValueRef v) {
   }
 }
 
-/* The value of `v` in one lane (i64) of the group, as a scalar. Ids, and the integer and address
- * arithmetic on them, are computed again for that lane: a few scalar instructions, where the
- * group's vector of addresses would be built just to take one element. Anything else is that
- * lane's element of the vector. */
-static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane, int depth) {
+/* Can v be computed again anywhere in the warp function? Constants, arguments and
+ * rematerialised values (ids and integer arithmetic on them) can, and so can arithmetic and
+ * addresses made of those alone. Any other value's slot holds it only where it is live. */
+static int recomputable(lower *L, LLVMValueRef v, int depth) {
   slot *s = lw_slot(L, v);
-  if (!s || s->shape == UNIFORM) return lw_uval(L, v);
-  LLVMValueRef r = depth < 8 && LLVMIsACallInst(v) ? lw_lane_id(L, v, lane) : NULL;
-  if (depth < 8 && scalar_again(v)) {
+  if (!s || s->remat) return 1;
+  if (depth >= 8 || !scalar_again(v)) return 0;
+  for (int i = 0; i < LLVMGetNumOperands(v); i++)
+    if (!recomputable(L, LLVMGetOperand(v, i), depth + 1)) return 0;
+  return 1;
+}
+
+/* A recomputable v in one lane (i64) of the group, as a scalar; done[] holds what this address
+ * has computed already. */
+static LLVMValueRef lane_again(lower *L, LLVMValueRef v, LLVMValueRef lane, ptrmap *done) {
+  if (!lw_slot(L, v)) return lw_uval(L, v);
+  LLVMValueRef r = ptrmap_get(done, v);
+  if (r) return r;
+  if (LLVMIsACallInst(v)) {
+    builtin bi = builtin_of_call(v);
+    r = lw_lane_id(L, v, lane);
+    if (!r) r = lw_builtin(L, v, &bi, 1); /* a work-group query: the same in every lane */
+  } else {
     r = LLVMInstructionClone(v);
     for (int i = 0; i < LLVMGetNumOperands(v); i++)
-      LLVMSetOperand(r, (unsigned)i, lane_value(L, LLVMGetOperand(v, i), lane, depth + 1));
+      LLVMSetOperand(r, (unsigned)i, lane_again(L, LLVMGetOperand(v, i), lane, done));
     LLVMInsertIntoBuilder(L->b, r);
   }
-  return r ? r : LLVMBuildExtractElement(L->b, lw_vval(L, v), lane, "");
+  ptrmap_put(L->a, done, v, r);
+  return r;
+}
+
+/* The value of `v` in one lane (i64) of the group, as a scalar: computed again for that lane
+ * when it can be (a few scalar instructions, where the group's vector of addresses would be
+ * built just to take one element), else that lane's element of v. */
+static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane) {
+  ptrmap done = {0};
+  if (recomputable(L, v, 0)) return lane_again(L, v, lane, &done);
+  return lw_slot(L, v)->shape == UNIFORM ? lw_uval(L, v)
+                                         : LLVMBuildExtractElement(L->b, lw_vval(L, v), lane, "");
 }
 
 /* The address lane 0 of the group would use, for a packed access at `addr` of elements of type
  * t. With every lane active it is lane 0's own; otherwise it comes from the first active lane:
  * an inactive lane's value may be stale (a frame slot it never stored, say). */
 static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t, enum access_mode mode) {
-  if (mode == PACKED_FULL) return lane_value(L, addr, lw_const_i64(L, 0), 0);
+  if (mode == PACKED_FULL) return lane_value(L, addr, lw_const_i64(L, 0));
   LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp); /* not 0: BCC skips empty groups */
   LLVMTypeRef bt = LLVMTypeOf(bits);
   LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
                                     (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
   LLVMValueRef back = LLVMBuildMul(L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMABISizeOfType(L->td, t)), "");
-  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane, 0), &back, 1, "");
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane), &back, 1, "");
 }
 
 static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {

@@ -236,6 +236,11 @@ void oracle_barrier_local_arg(kio *io) {
   }
 }
 
+void oracle_address_after_barrier(kio *io) {
+  int32_t u = IN(int32_t, 0)[0];
+  for (size_t i = 0; i < N(io); i++) OUT(int32_t, 1)[(size_t)u + i] = 3 * (int32_t)i;
+}
+
 /* parts.cl, one work-item at a time; loop 1 runs first for the whole work-group (the barrier) */
 static int parts_loop1(int x, float *y) {
   int acc = 0;
