@@ -125,6 +125,7 @@ static LLVMValueRef lane_again(lower *L, LLVMValueRef v, LLVMValueRef lane, ptrm
     builtin bi = builtin_of_call(v);
     r = lw_lane_id(L, v, lane);
     if (!r) r = lw_builtin(L, v, &bi, 1); /* a work-group query: the same in every lane */
+    if (!r) return LLVMGetUndef(LLVMTypeOf(v)); /* unsupported, and reported as such */
   } else {
     r = LLVMInstructionClone(v);
     for (int i = 0; i < LLVMGetNumOperands(v); i++)
