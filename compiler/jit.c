@@ -1,5 +1,7 @@
-/* Code generation: O3 for the host CPU, then ORC's LLJIT. One JIT per context; each program's
- * module goes in with its own resource tracker so that releasing the program frees its code.
+/* Optimisation and code generation for the host CPU, the module's functions spread over
+ * compile units on threads of their own, and ORC's LLJIT to link the objects. One JIT per
+ * context; each program's objects go in under one resource tracker, so that releasing the
+ * program frees its code.
  * Generated code calls nothing of weft's: it needs libm (scalar math of uniform values) from
  * the process and glibc's libmvec (vector math), loaded here by path, because linking with
  * -lmvec does not make the executable depend on it (notes/toolchain.md). */
@@ -12,8 +14,8 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
