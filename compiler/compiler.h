@@ -90,7 +90,9 @@ void postdom_compute(weft_arena *a, cfg *g);
 int postdom_dominates(const cfg *g, int a, int b); /* does `a` post-dominate `b` (PCs) */
 
 /* --- parts.c: where a large warp function is cut, for code generation on several threads --- */
-#define PART_MIN_INSTRS 40 /* kernel instructions: a smaller kernel stays one function */
+/* Kernel instructions per part: a kernel of fewer than twice this stays one function, and no
+ * part has fewer than half of it. */
+#define PART_MIN_INSTRS 40
 #define PARTS_MAX 4
 void parts_compute(weft_arena *a, cfg *g);
 
