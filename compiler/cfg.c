@@ -84,6 +84,12 @@ static void block_lines(cfg_block *b) {
   }
 }
 
+unsigned cfg_instrs(LLVMBasicBlockRef bb) {
+  unsigned n = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
+  return n;
+}
+
 int cfg_pc_of(const cfg *g, LLVMBasicBlockRef bb) {
   for (int pc = 0; pc < g->nblocks; pc++)
     if (g->blocks[pc].bb == bb) return pc;

@@ -220,8 +220,7 @@ static void *compile_unit(void *arg) {
 
 static unsigned function_size(LLVMValueRef f) {
   unsigned n = 0;
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) n++;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) n += cfg_instrs(b);
   return n;
 }
 

@@ -327,7 +327,7 @@ static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
   for (int pc = 0; pc < g->nblocks; pc++) {
     ipdom[pc] = (uint32_t)g->blocks[pc].ipdom;
     fl[pc] = (uint32_t)g->blocks[pc].first_line, ll[pc] = (uint32_t)g->blocks[pc].last_line;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i)) ni[pc]++;
+    ni[pc] = cfg_instrs(g->blocks[pc].bb);
   }
   k->nblocks = (unsigned)g->nblocks;
   k->ipdom = ipdom, k->first_line = fl, k->last_line = ll, k->ninstr = ni;

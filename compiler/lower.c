@@ -35,12 +35,6 @@ static void count_block(lower *L, unsigned ninstr) {
   LLVMBuildStore(L->b, LLVMBuildAdd(L->b, old, lw_const_i64(L, step), ""), L->count);
 }
 
-static unsigned ninstr(LLVMBasicBlockRef bb) {
-  unsigned n = 0;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
-  return n;
-}
-
 /* ---- leaving the function ---- */
 
 /* Returns `event` to the scheduler with one target (pc, the whole mask). */
@@ -329,7 +323,7 @@ static int is_uniform_inst(lower *L, LLVMValueRef i) {
 }
 
 static void emit_body(lower *L, LLVMBasicBlockRef bb) {
-  unsigned n = ninstr(bb);
+  unsigned n = cfg_instrs(bb);
   LLVMValueRef *seg = ARENA_NEW(L->a, LLVMValueRef, n);
   char *done = ARENA_NEW(L->a, char, n);
   int wrote = 0, k = 0, ns = 0;
@@ -351,7 +345,7 @@ static void emit_body(lower *L, LLVMBasicBlockRef bb) {
 
 static void emit_block(lower *L, int pc) {
   LLVMPositionBuilderAtEnd(L->b, L->bbs[pc]);
-  unsigned n = ninstr(L->g->blocks[pc].bb);
+  unsigned n = cfg_instrs(L->g->blocks[pc].bb);
   count_block(L, n);
   emit_body(L, L->g->blocks[pc].bb);
   lower_terminator(L, pc);

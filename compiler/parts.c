@@ -10,12 +10,6 @@
  * the machine, so the code generated for a kernel is the same everywhere. */
 #include "compiler.h"
 
-static int block_size(const cfg_block *b) {
-  int n = 0;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(b->bb); i; i = LLVMGetNextInstruction(i)) n++;
-  return n;
-}
-
 /* open[k] != 0: a loop spans the cut before PC k (some back edge u -> v has v < k <= u). */
 static void mark_open(weft_arena *a, const cfg *g, int *open) {
   int *delta = ARENA_NEW(a, int, g->nblocks + 2);
@@ -41,7 +35,7 @@ static int nearest_cut(const cfg *g, const int *before, const int *open, int aft
 
 void parts_compute(weft_arena *a, cfg *g) {
   int n = g->nblocks, *before = ARENA_NEW(a, int, n + 1), *open = ARENA_NEW(a, int, n + 1);
-  for (int pc = 0; pc < n; pc++) before[pc + 1] = before[pc] + block_size(&g->blocks[pc]);
+  for (int pc = 0; pc < n; pc++) before[pc + 1] = before[pc] + (int)cfg_instrs(g->blocks[pc].bb);
   mark_open(a, g, open);
   int total = before[n], want = total / PART_MIN_INSTRS;
   want = want < 1 ? 1 : want > PARTS_MAX ? PARTS_MAX : want;
