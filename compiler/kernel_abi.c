@@ -229,21 +229,17 @@ LLVMValueRef lw_tail_call(lower *L, int part) {
  * restores them from the frame and goes on to the PC's block (many PCs share a set: the blocks
  * of one loop or one branch, say). */
 static void build_resumes(lower *L, LLVMValueRef pc, LLVMValueRef sw, LLVMBasicBlockRef bad) {
-  int first = L->g->part_first[L->part], end = L->g->part_first[L->part + 1];
-  LLVMBasicBlockRef *resume = ARENA_NEW(L->a, LLVMBasicBlockRef, (size_t)(end - first));
-  for (int i = first; i < end; i++) {
-    int same = first;
-    while (same < i && !lw_same_live(L, same, i)) same++;
-    if (same < i) { /* a set seen before: its block's switch gets this PC too */
-      resume[i - first] = resume[same - first];
-      LLVMAddCase(LLVMGetBasicBlockTerminator(resume[i - first]), lw_const_i32(L, (uint64_t)i), L->bbs[i]);
-    } else {
-      resume[i - first] = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
-      LLVMPositionBuilderAtEnd(L->b, resume[i - first]);
+  LLVMBasicBlockRef *resume = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks); /* by set */
+  for (int i = L->g->part_first[L->part]; i < L->g->part_first[L->part + 1]; i++) {
+    LLVMBasicBlockRef *r = &resume[L->live_set[i]];
+    if (!*r) {
+      *r = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
+      LLVMPositionBuilderAtEnd(L->b, *r);
       lw_frame_restore(L, i);
-      LLVMAddCase(LLVMBuildSwitch(L->b, pc, bad, 1), lw_const_i32(L, (uint64_t)i), L->bbs[i]);
+      LLVMBuildSwitch(L->b, pc, bad, 1);
     }
-    LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), resume[i - first]);
+    LLVMAddCase(LLVMGetBasicBlockTerminator(*r), lw_const_i32(L, (uint64_t)i), L->bbs[i]);
+    LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), *r);
   }
 }
 

@@ -89,9 +89,8 @@ static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->cross
 static void arrive(lower *L, int from, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
-  for (int t = 0; to < L->g->nblocks && !L->arrive[to] && t < L->g->nblocks; t++)
-    if (L->arrive[t] && lw_same_live(L, t, to)) L->arrive[to] = L->arrive[t];
-  LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", to, arrive_tail));
+  int set = to < L->g->nblocks ? L->live_set[to] : to; /* the end has nothing live */
+  LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", set, arrive_tail));
 }
 
 /* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard (in

@@ -48,6 +48,8 @@ typedef struct lower {
   int ncross, live_words;
   unsigned stamp;                  /* resume blocks emitted so far */
   uint64_t *live_in;               /* per PC: bitset of cross slots live at the block's start */
+  int *live_set;                   /* per PC: the first PC with the same live values, which
+                                      names their shared resume point and exit */
   ptrmap uniforms;                 /* kernel argument or __local global -> value in fn */
   size_t frame_size, static_local_size;
   unsigned grp;       /* lane group being emitted */
@@ -82,7 +84,6 @@ void lw_make_slots(lower *L);
 void lw_make_allocas(lower *L); /* the slots' allocas in the function being emitted */
 void lw_liveness(lower *L);
 void lw_frame_restore(lower *L, int pc);
-int lw_same_live(const lower *L, int a, int b); /* the same values live at PCs a and b */
 /* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
 void lw_frame_save(lower *L, const int *to, int n);
 LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */

@@ -279,11 +279,6 @@ static void remat_value(lower *L, LLVMValueRef inst) {
   }
 }
 
-int lw_same_live(const lower *L, int a, int b) {
-  return !memcmp(L->live_in + (size_t)a * L->live_words, L->live_in + (size_t)b * L->live_words,
-                 (size_t)L->live_words * sizeof *L->live_in);
-}
-
 void lw_frame_restore(lower *L, int pc) {
   LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
                                     (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
@@ -370,5 +365,12 @@ void lw_liveness(lower *L) {
         if (in != L->live_in[(size_t)pc * w + k]) L->live_in[(size_t)pc * w + k] = in, changed = 1;
       }
     }
+  }
+  L->live_set = ARENA_NEW(L->a, int, n);
+  for (int pc = 0; pc < n; pc++) {
+    int same = 0; /* pc itself at the latest */
+    while (memcmp(L->live_in + (size_t)same * w, L->live_in + (size_t)pc * w, (size_t)w * sizeof *use))
+      same++;
+    L->live_set[pc] = same;
   }
 }
