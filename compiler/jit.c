@@ -228,34 +228,42 @@ static unsigned function_size(LLVMValueRef f) {
  * module is one unit. (bench/k50.cl lowers to about 4700, mandelbrot to 1350.) */
 #define UNIT_MIN_INSTRS 1500
 
+typedef struct sized_fn {
+  LLVMValueRef fn;
+  unsigned size, order; /* instructions; place in the module */
+} sized_fn;
+
+static int larger_first(const void *a, const void *b) {
+  const sized_fn *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return x->order > y->order ? 1 : -1; /* ties in module order */
+}
+
 /* Hands out the defined functions, largest first, each to the unit with the least so far.
- * Returns the number of units used. */
+ * Returns the number of units used, 0 when out of memory. */
 static int plan_units(LLVMModuleRef m, unit *u, int max) {
-  int nfns = 0, used = 1;
-  unsigned total = 0;
+  unsigned nfns = 0, total = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) nfns += !LLVMIsDeclaration(f);
+  sized_fn *fns = calloc(nfns + 1, sizeof *fns);
+  if (!fns) return 0;
+  nfns = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f)) nfns++, total += function_size(f);
-  int fit = (int)(total / UNIT_MIN_INSTRS);
+    if (!LLVMIsDeclaration(f)) fns[nfns] = (sized_fn){f, function_size(f), nfns}, total += fns[nfns++].size;
+  qsort(fns, nfns, sizeof *fns, larger_first);
+  int fit = (int)(total / UNIT_MIN_INSTRS), used = 1;
   if (max > fit) max = fit < 1 ? 1 : fit;
-  for (int k = 0; k < max; k++) u[k].mine = calloc((size_t)nfns + 1, sizeof *u[k].mine);
-  for (int left = nfns; left > 0; left--) {
-    LLVMValueRef big = NULL;
-    unsigned bigsize = 0;
-    size_t len;
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-      if (LLVMIsDeclaration(f)) continue;
-      int taken = 0;
-      for (int k = 0; k < max && !taken; k++) taken = is_mine(&u[k], LLVMGetValueName2(f, &len));
-      unsigned n = function_size(f);
-      if (!taken && (!big || n > bigsize)) big = f, bigsize = n;
-    }
+  for (int k = 0; k < max; k++)
+    if (!(u[k].mine = calloc((size_t)nfns + 1, sizeof *u[k].mine))) return free(fns), 0;
+  for (unsigned i = 0; i < nfns; i++) {
     int least = 0;
     for (int k = 1; k < max; k++)
       if (u[k].size < u[least].size) least = k;
-    u[least].mine[u[least].nmine++] = strdup(LLVMGetValueName2(big, &len));
-    u[least].size += bigsize;
+    size_t len;
+    u[least].mine[u[least].nmine++] = strdup(LLVMGetValueName2(fns[i].fn, &len));
+    u[least].size += fns[i].size;
     if (least + 1 > used) used = least + 1;
   }
+  free(fns);
   return used;
 }
 
@@ -308,10 +316,10 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef 
   for (int k = 0; k < max; k++) u[k].j = j, u[k].index = k;
   u[0].m = m;
   int n = plan_units(m, u, max);
-  run_units(u, n);
+  if (n) run_units(u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
   for (int k = 0; k < max; k++) st = finish_unit(j, &u[k], *tracker, st, err);
-  return st;
+  return n ? st : WEFT_ERROR_OUT_OF_MEMORY;
 }
 
 /* ---- warming up ---- */
