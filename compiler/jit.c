@@ -236,7 +236,7 @@ typedef struct sized_fn {
 static int larger_first(const void *a, const void *b) {
   const sized_fn *x = a, *y = b;
   if (x->size != y->size) return x->size < y->size ? 1 : -1;
-  return x->order > y->order ? 1 : -1; /* ties in module order */
+  return (x->order > y->order) - (x->order < y->order); /* ties in module order */
 }
 
 /* Hands out the defined functions, largest first, each to the unit with the least so far.
