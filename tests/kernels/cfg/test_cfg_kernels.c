@@ -95,13 +95,20 @@ static void read_markers(const char *path, kernel_cfg *k) {
   fclose(f);
 }
 
-static void load(const char *dir, const char *file, kernel_cfg *k) {
-  char path[1024], args[1200];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  snprintf(args, sizeof args, "'%s' --json", path);
-  memset(k, 0, sizeof *k);
+/* `weft cfg --json` on dir/file, which must succeed. */
+static run cfg_json(const char *dir, const char *file) {
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/%s' --json", dir, file);
   run r = weft_cfg(args);
-  if (r.status != 0) fail_msg("weft cfg %s exited with %d: %s", path, r.status, r.err);
+  if (r.status != 0) fail_msg("weft cfg %s/%s exited with %d: %s", dir, file, r.status, r.err);
+  return r;
+}
+
+static void load(const char *dir, const char *file, kernel_cfg *k) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  memset(k, 0, sizeof *k);
+  run r = cfg_json(dir, file);
   k->nblocks = parse_blocks(r.out, k->blocks);
   assert_true(k->nblocks > 0);
   run_free(&r);
@@ -256,10 +263,7 @@ static int check_kernel_cuts(const char *file, char *json) {
 
 /* `weft cfg --json` on dir/file, one object per kernel: the largest number of parts. */
 static int check_cuts(const char *dir, const char *file) {
-  char args[1200];
-  snprintf(args, sizeof args, "'%s/%s' --json", dir, file);
-  run r = weft_cfg(args);
-  if (r.status != 0) fail_msg("weft cfg %s/%s exited with %d: %s", dir, file, r.status, r.err);
+  run r = cfg_json(dir, file);
   int most = 0;
   for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
     int n = check_kernel_cuts(file, line);
