@@ -10,6 +10,8 @@
  * the machine, so the code generated for a kernel is the same everywhere. */
 #include "compiler.h"
 
+#include <stdlib.h>
+
 /* open[k] != 0: a loop spans the cut before PC k (some back edge u -> v has v < k <= u). */
 static void mark_open(weft_arena *a, const cfg *g, int *open) {
   int *delta = ARENA_NEW(a, int, g->nblocks + 2);
@@ -24,12 +26,8 @@ static void mark_open(weft_arena *a, const cfg *g, int *open) {
 /* The cut nearest to `target` instructions among PCs after `after` where no loop is open, or -1. */
 static int nearest_cut(const cfg *g, const int *before, const int *open, int after, int target) {
   int best = -1;
-  for (int k = after + 1; k < g->nblocks; k++) {
-    if (open[k]) continue;
-    int d = before[k] > target ? before[k] - target : target - before[k];
-    int bd = best < 0 ? 0 : before[best] > target ? before[best] - target : target - before[best];
-    if (best < 0 || d < bd) best = k;
-  }
+  for (int k = after + 1; k < g->nblocks; k++)
+    if (!open[k] && (best < 0 || abs(before[k] - target) < abs(before[best] - target))) best = k;
   return best;
 }
 
