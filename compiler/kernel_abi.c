@@ -197,6 +197,8 @@ static void count_active(lower *L) {
   }
 }
 
+/* What every warp of the work-group shares: the chain of first calls (kernel.h) stays in one
+ * work-group, so part 0 reads it once for all the warps it runs. */
 static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i64 = LLVMInt64TypeInContext(L->c),
               i32 = LLVMInt32TypeInContext(L->c);
@@ -204,23 +206,38 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->event = LLVMBuildAlloca(L->b, i32, "event");
   L->count = LLVMBuildAlloca(L->b, i64, "count");
   L->group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
-  L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
-  L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
-  L->guard_v = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
   L->args = lw_load_at(L, L->group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
   L->x_aligned = LLVMBuildICmp(L->b, LLVMIntNE, lw_load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
                                lw_const_i32(L, 0), "");
   map_params(L, kfn, k);
   map_static_locals(L);
+}
+
+/* Where each warp starts: in part 0 the loop header of the chain, with ctx a phi that
+ * end_tail (lower.c) adds the next warp to. */
+static void build_warp_start(lower *L) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i64 = LLVMInt64TypeInContext(L->c),
+              i32 = LLVMInt32TypeInContext(L->c);
+  L->start = LLVMAppendBasicBlockInContext(L->c, L->fn, "start");
+  LLVMBuildBr(L->b, L->start);
+  LLVMPositionBuilderAtEnd(L->b, L->start);
+  if (L->part == 0) {
+    LLVMValueRef first = L->ctx;
+    L->ctx = LLVMBuildPhi(L->b, ptr, "ctx");
+    LLVMAddIncoming(L->ctx, &first, &L->entry, 1);
+  }
+  L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
+  L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
+  L->guard_v = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
   count_active(L);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
   LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);
 }
 
-LLVMValueRef lw_tail_call(lower *L, int part) {
+LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
   LLVMValueRef f = L->part_fns[part];
-  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &L->ctx, 1, "");
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &ctx, 1, "");
   LLVMSetTailCallKind(r, LLVMTailCallKindMustTail);
   return r;
 }
@@ -255,7 +272,7 @@ static void build_dispatch(lower *L) {
     if (p == L->part) continue;
     LLVMBasicBlockRef elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere");
     LLVMPositionBuilderAtEnd(L->b, elsewhere);
-    LLVMBuildRet(L->b, lw_tail_call(L, p));
+    LLVMBuildRet(L->b, lw_tail_call(L, p, L->ctx));
     for (int i = L->g->part_first[p]; i < L->g->part_first[p + 1]; i++)
       LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), elsewhere);
   }
@@ -312,6 +329,7 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   build_entry(L, kfn, k);
+  build_warp_start(L);
   build_dispatch(L);
   lw_emit_blocks(L);
   build_leave(L);

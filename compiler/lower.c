@@ -79,7 +79,28 @@ static void arrive_tail(lower *L, int to) {
 static void cross_tail(lower *L, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, pc), lw_const_i32(L, (uint64_t)to));
   lw_flush_counts(L);
-  LLVMBuildRet(L->b, lw_tail_call(L, L->g->blocks[to].part));
+  LLVMBuildRet(L->b, lw_tail_call(L, L->g->blocks[to].part, L->ctx));
+}
+
+/* Arriving at the kernel's end: in a first call with a chain (kernel.h) the next warp starts
+ * at PC 0, so that warps without divergence run one after another without the scheduler: in
+ * part 0 around the loop from its start block, from another part by a tail call. Else back to
+ * the scheduler. */
+static void end_tail(lower *L, int to) {
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "chain"),
+                    back = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMValueRef chain = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, chain), LLVMPointerTypeInContext(L->c, 0));
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, chain, ""), back, next);
+  LLVMPositionBuilderAtEnd(L->b, next);
+  lw_flush_counts(L);
+  if (L->part == 0) {
+    LLVMAddIncoming(L->ctx, &chain, &next, 1);
+    LLVMBuildBr(L->b, L->start);
+  } else {
+    LLVMBuildRet(L->b, lw_tail_call(L, 0, chain));
+  }
+  LLVMPositionBuilderAtEnd(L->b, back);
+  arrive_tail(L, to);
 }
 
 static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->crossing, "cross", to, cross_tail); }
@@ -89,8 +110,11 @@ static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->cross
 static void arrive(lower *L, int from, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
-  int set = to < L->g->nblocks ? L->live_set[to] : to; /* the end has nothing live */
-  LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", set, arrive_tail));
+  if (to == L->g->nblocks) { /* the end has nothing live */
+    LLVMBuildBr(L->b, exit_to(L, L->arrive, "end", to, end_tail));
+    return;
+  }
+  LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", L->live_set[to], arrive_tail));
 }
 
 /* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard (in

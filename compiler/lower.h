@@ -37,7 +37,7 @@ typedef struct lower {
   int avx512;
   LLVMValueRef fn, ctx, group, args, local_mem, frame, mask, x_aligned, guard_v;
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
-  LLVMBasicBlockRef entry, *bbs, leave;
+  LLVMBasicBlockRef entry, start, *bbs, leave; /* start: where each warp of a chain starts */
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
   LLVMValueRef *part_fns;    /* the warp function's parts; part 0 is the entry */
@@ -62,7 +62,7 @@ typedef struct lower {
 /* lower.c */
 void lw_emit_blocks(lower *L); /* the blocks of part L->part */
 void lw_flush_counts(lower *L); /* adds the call's counters to ctx */
-LLVMValueRef lw_tail_call(lower *L, int part); /* returns what part `part` returns */
+LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx); /* what part `part` returns for ctx */
 
 /* lower_values.c */
 LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t);      /* per-group type of a kernel type */

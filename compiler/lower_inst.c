@@ -68,16 +68,18 @@ static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
 enum access_mode { GATHER, PACKED_MASKED, PACKED_FULL };
 typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode mode);
 
+/* The common case, packed with every lane, costs one test: the accesses of a group share it. */
 static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
-  LLVMBasicBlockRef pk = LLVMAppendBasicBlockInContext(L->c, L->fn, "packed"),
+  LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->c, L->fn, "other"),
                     full = LLVMAppendBasicBlockInContext(L->c, L->fn, "full"),
                     part = LLVMAppendBasicBlockInContext(L->c, L->fn, "partial"),
                     ga = LLVMAppendBasicBlockInContext(L->c, L->fn, "gather"),
                     join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMBuildCondBr(L->b, L->x_aligned, pk, ga);
-  LLVMPositionBuilderAtEnd(L->b, pk);
   LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp);
-  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), ""), full, part);
+  LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
+  LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, L->x_aligned, all, ""), full, other);
+  LLVMPositionBuilderAtEnd(L->b, other);
+  LLVMBuildCondBr(L->b, L->x_aligned, part, ga);
   LLVMBasicBlockRef from[3] = {full, part, ga};
   enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER};
   LLVMValueRef vals[3];

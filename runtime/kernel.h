@@ -7,7 +7,8 @@
  * function returns to the scheduler (which calls the policy) only when
  *   - the lanes of a block went more than one way (a divergent branch), or
  *   - they all go to a block whose PC is >= ctx->guard (the policy's published point: the stack
- *     top's reconvergence PC, ...); the kernel's end is PC nblocks, always >= guard, or
+ *     top's reconvergence PC, ...); the kernel's end is PC nblocks, always >= guard (in a
+ *     first call with ctx->chain set, the next warp goes on from there instead), or
  *   - they reached a barrier.
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
@@ -45,6 +46,11 @@ typedef struct weft_warp_ctx {
   uint64_t mask; /* active lanes, bit i = lane i (thread 0 is bit 0) */
   uint32_t pc;   /* block to run */
   uint32_t guard;
+  /* Not NULL only in a warp's first call: when the warp ends there (all its lanes at the
+   * kernel's end), the generated code goes on with the warp `chain` points to (the next one of
+   * the same work-group, its pc, mask, guard and chain set likewise) and stores no event for
+   * the warp that ended. A warp function may also return as usual; the scheduler takes both. */
+  struct weft_warp_ctx *chain;
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */
   uint32_t from_pc;

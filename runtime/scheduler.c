@@ -118,7 +118,6 @@ static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i)
  * lanes that stored it, where they stopped (values live at the resume PC). The counters in the
  * warp's ctx and pcount run on over the launch's work-groups (sched_collect sums them once). The
  * policy starts only when the warp's first call did not end it (see first_call). */
-static void warp_setup(sched_worker *w, unsigned i) { w->ended[i] = 0; }
 
 /* The barrier's source line: the barrier ends its block, so the block's last line; 0: unknown. */
 static uint32_t barrier_line(const weft_compiled_kernel *k, uint32_t pc) {
@@ -195,15 +194,14 @@ static weft_status hand_event(sched_worker *w, const launch_plan *p, unsigned i)
  * lanes at PC 0 with nothing published, and most warps of most kernels end in that one call
  * (no divergent branch, no barrier), after which there is nothing to decide. A warp that did
  * not end is handed to its policy with that call's event, as if the policy had started it. */
-static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i) {
+static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint64_t live = live_mask(p, i);
   uint32_t end = p->k->nblocks;
-  c->pc = 0, c->mask = live, c->guard = end, c->event = 0, c->ntargets = 0;
-  p->k->run(c);
-  if (c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] == end &&
-      c->target_mask[0] == live && c->from_pc < end)
-    return w->ended[i] = 1, WEFT_SUCCESS;
+  c->chain = NULL; /* the policy's calls run this warp alone */
+  w->ended[i] = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] == end &&
+                c->target_mask[0] == live && c->from_pc < end;
+  if (w->ended[i]) return WEFT_SUCCESS;
   void *st = warp_state(w, i);
   uint32_t pc, guard;
   uint64_t mask;
@@ -212,6 +210,37 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_JIT,
                     "policy '%s' does not start a warp at PC 0 with all its lanes", p->policy->name);
   return hand_event(w, p, i);
+}
+
+static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_warp_ctx *chain) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
+  c->chain = chain;
+}
+
+/* One warp's first call on its own (the untraced warps of a traced work-group). */
+static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i) {
+  start_warp(w, p, i, NULL);
+  p->k->run(warp_ctx(w, i));
+  return after_first_call(w, p, i);
+}
+
+/* The first calls, chained: each warp starts at PC 0 with its live lanes and ctx->chain pointing
+ * at the next warp, and a warp that ends there goes on with the next one inside the generated
+ * code (a tail call) instead of coming back here: a kernel without divergence runs a whole
+ * work-group in one call. A call returns with the warp that did not end (its event set), or
+ * with the last one; the warps it went through before ended and stored no event. Sets
+ * *started to the warps whose first call is done. */
+static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *started) {
+  unsigned n = p->nwarps;
+  for (unsigned i = 0; i < n; i++) start_warp(w, p, i, i + 1 < n ? warp_ctx(w, i + 1) : NULL);
+  weft_status s = WEFT_SUCCESS;
+  for (unsigned i = 0; i < n && s == WEFT_SUCCESS; *started = ++i) {
+    p->k->run(warp_ctx(w, i));
+    for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i) w->ended[i] = 1;
+    s = after_first_call(w, p, i);
+  }
+  return s;
 }
 
 /* ---- traced warps (trace.c) ---- */
@@ -247,6 +276,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
 static weft_status first_call_traced(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
+  c->chain = NULL;
   p->policy->init(warp_state(w, i), p->k, &p->cfg, live_mask(p, i));
   if (!p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) return WEFT_SUCCESS;
   return run_split_traced(w, p, i, guard);
@@ -351,11 +381,14 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
   weft_status s = WEFT_SUCCESS;
   unsigned ended = 0, started = 0;
   w->traced = p->trace && index == p->trace->opts->group;
-  for (; started < p->nwarps && s == WEFT_SUCCESS; started++) {
-    warp_setup(w, started);
-    s = traced(w, p, started) ? first_call_traced(w, p, started) : first_call(w, p, started);
-    ended += w->ended[started];
-  }
+  if (w->traced) /* warp by warp, so that each traced warp's every step shows */
+    for (; started < p->nwarps && s == WEFT_SUCCESS; started++) {
+      w->ended[started] = 0;
+      s = traced(w, p, started) ? first_call_traced(w, p, started) : first_call(w, p, started);
+    }
+  else
+    s = first_calls(w, p, &started);
+  for (unsigned i = 0; i < started; i++) ended += w->ended[i];
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
     if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);

@@ -68,6 +68,63 @@ static void ifelse_results_and_stats(void **state) {
   runtime_release(rt);
 }
 
+static void same_stats(const weft_stats *a, const weft_stats *b);
+
+/* ---- chained first calls (kernel.h): split(global int *out, int n):
+ *      0: if (gid >= n) 1: out = -1; else 2: out = gid --  a warp splits only where n falls ---- */
+static int at_or_past_n(const weft_warp_ctx *c, uint64_t i) {
+  return (int64_t)fake_gid(c, i) >= ((const ifelse_args *)c->group->args)->n;
+}
+static uint32_t split_run(weft_warp_ctx *c) {
+  const ifelse_args *a = c->group->args;
+  for (;;) {
+    fake_exec(c);
+    if (c->pc == 0 && !fake_branch(c, 1, fake_lanes_where(c, at_or_past_n), 2)) return c->event;
+    if (c->pc == 1 || c->pc == 2) {
+      FOR_LANES(c->mask, i) a->out[fake_gid(c, i)] = c->pc == 1 ? -1 : (int32_t)fake_gid(c, i);
+      if (!fake_jump(c, 3)) return c->event;
+    }
+  }
+}
+/* split_run as generated code runs it: a warp that ends in its first call stores no event and
+ * goes on with the warp its chain points to. */
+static unsigned split_chained;
+static uint32_t split_chained_run(weft_warp_ctx *c) {
+  for (;; c = c->chain, split_chained++) {
+    uint32_t ev = split_run(c);
+    if (!c->chain || c->ntargets != 1 || c->target_pc[0] != 3) return ev;
+    c->event = 0;
+  }
+}
+static const uint32_t split_ipdom[] = {3, 3, 3};
+
+/* The scheduler takes a chain of first calls back at the warp that split (it goes on with the
+ * next warp) and at the last warp; results and stats are those of warps run one by one. */
+static void chained_first_calls(void **state) {
+  (void)state;
+  fake_config(4, 4, NULL);
+  int32_t out[2][32], n = 6;
+  weft_stats s[2];
+  for (int chained = 0; chained < 2; chained++) {
+    weft_runtime *rt = make_rt(1);
+    weft_compiled_kernel k = fake_kernel("split", chained ? split_chained_run : split_run,
+                                         FAKE_SETARGS(ifelse_setargs), 3, split_ipdom, 2,
+                                         ifelse_params, sizeof(ifelse_args));
+    weft_arg args[] = {buf_arg(out[chained], sizeof out[0]), i32_arg(&n)};
+    weft_ndrange r = range1(32, 16);
+    split_chained = 0;
+    assert_int_equal(launch(rt, &k, &r, 2, args, &s[chained]), WEFT_SUCCESS);
+    runtime_release(rt);
+  }
+  for (int i = 0; i < 32; i++) assert_int_equal(out[1][i], i >= n ? -1 : i);
+  assert_memory_equal(out[0], out[1], sizeof out[0]);
+  /* work-group 0: warp 0 ends and goes on with warp 1, which splits (gid 4-7 around n = 6) and
+   * comes back; warp 2 goes on with warp 3. Work-group 1: 0 to 1 to 2 to 3. */
+  assert_int_equal(split_chained, 2 + 3);
+  assert_int_equal(s[1].divergent_branches, 1);
+  same_stats(&s[0], &s[1]);
+}
+
 static void loop_per_lane_trip_count(void **state) {
   (void)state;
   fake_config(8, 4, loop_ninstr);
@@ -579,6 +636,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ifelse_results_and_stats),
       cmocka_unit_test(loop_per_lane_trip_count),
+      cmocka_unit_test(chained_first_calls),
       cmocka_unit_test(early_return),
       cmocka_unit_test(barrier_after_return),
       cmocka_unit_test(divergent_barrier),
