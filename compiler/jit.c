@@ -105,11 +105,13 @@ void jit_release(weft_jit *j) {
 }
 
 /* The lowered code is already shaped: what it needs is its allocas promoted to registers
- * (SROA), the copies and per-group repeats folded (InstCombine, GVN) and the CFG cleaned.
+ * (SROA), what that left unused dropped before CSE can merge it with a copy (DCE: see
+ * vector_again in lower_inst.c), the copies and per-group repeats folded (InstCombine, GVN) and
+ * the CFG cleaned.
  * default<O3> gives the same run times on the benchmarks and takes twice as long (36 vs 17 ms
  * on bench/k50.cl). elim-avail-extern drops the functions that another unit compiles. */
 static const char unit_pipeline[] =
-    "elim-avail-extern,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+    "elim-avail-extern,function(sroa,dce,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
     "instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
 
 /* Host triple and layout, no debug info (the line numbers were read before lowering), then

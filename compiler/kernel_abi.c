@@ -327,6 +327,7 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   for (int pc = L->g->part_first[L->part]; pc < L->g->part_first[L->part + 1]; pc++)
     L->bbs[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "B");
   L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
+  memset(L->group_u64, 0, sizeof L->group_u64), memset(L->global_base, 0, sizeof L->global_base);
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   build_entry(L, kfn, k);
   build_warp_start(L);

@@ -38,6 +38,7 @@ typedef struct lower {
   LLVMValueRef fn, ctx, group, args, local_mem, frame, mask, x_aligned, guard_v;
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
   LLVMBasicBlockRef entry, start, *bbs, leave; /* start: where each warp of a chain starts */
+  LLVMValueRef group_u64[sizeof(weft_group) / 8], global_base[3]; /* read at the part's entry */
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
   LLVMValueRef *part_fns;    /* the warp function's parts; part 0 is the entry */
@@ -87,6 +88,7 @@ void lw_frame_restore(lower *L, int pc);
 /* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
 void lw_frame_save(lower *L, const int *to, int n);
 LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */
+LLVMBasicBlockRef lw_at_entry(lower *L); /* builder to the part's entry; returns where it was */
 LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t);
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs);

@@ -33,7 +33,13 @@ static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
 }
 
 static LLVMValueRef group_u64(lower *L, size_t off) {
-  return lw_load_at(L, L->group, off, LLVMInt64TypeInContext(L->c));
+  LLVMValueRef *v = &L->group_u64[off / 8];
+  if (!*v) {
+    LLVMBasicBlockRef here = lw_at_entry(L);
+    *v = lw_load_at(L, L->group, off, LLVMInt64TypeInContext(L->c));
+    LLVMPositionBuilderAtEnd(L->b, here);
+  }
+  return *v;
 }
 
 static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int uniform) {
@@ -54,9 +60,14 @@ static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int
 
 /* get_global_id(d) - get_local_id(d), the same for every work-item of the work-group. */
 static LLVMValueRef global_base(lower *L, unsigned d) {
-  LLVMValueRef base = LLVMBuildMul(L->b, group_u64(L, offsetof(weft_group, group_id) + 8 * d),
-                                   group_u64(L, offsetof(weft_group, local_size) + 8 * d), "");
-  return LLVMBuildAdd(L->b, base, group_u64(L, offsetof(weft_group, global_offset) + 8 * d), "");
+  if (L->global_base[d]) return L->global_base[d];
+  LLVMValueRef id = group_u64(L, offsetof(weft_group, group_id) + 8 * d),
+               size = group_u64(L, offsetof(weft_group, local_size) + 8 * d),
+               offset = group_u64(L, offsetof(weft_group, global_offset) + 8 * d);
+  LLVMBasicBlockRef here = lw_at_entry(L);
+  L->global_base[d] = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, id, size, ""), offset, "");
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->global_base[d];
 }
 
 /* get_local_id / get_global_id for the lanes of the current group. */

@@ -61,11 +61,11 @@ static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
   return f.shape == AFFINE && f.stride == (int64_t)LLVMABISizeOfType(L->td, t);
 }
 
-/* How a lane-affine access runs: packed with every lane of the group active (a plain vector
- * load or store: masked AVX-512 memory operations cost twice as much on some CPUs), packed under
- * the group's mask, or as a gather/scatter when the launch does not make the addresses
- * contiguous (local size X not a multiple of G). */
-enum access_mode { GATHER, PACKED_MASKED, PACKED_FULL };
+/* How an access runs: as a gather/scatter (GATHER_AFFINE: a lane-affine one, when the launch
+ * does not make the addresses contiguous, local size X not a multiple of G), packed under the
+ * group's mask, or packed with every lane of the group active (a plain vector load or store:
+ * masked AVX-512 memory operations cost twice as much on some CPUs). */
+enum access_mode { GATHER, GATHER_AFFINE, PACKED_MASKED, PACKED_FULL };
 typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode mode);
 
 /* The common case, packed with every lane, costs one test: the accesses of a group share it. */
@@ -81,7 +81,7 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   LLVMPositionBuilderAtEnd(L->b, other);
   LLVMBuildCondBr(L->b, L->x_aligned, part, ga);
   LLVMBasicBlockRef from[3] = {full, part, ga};
-  enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER};
+  enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER_AFFINE};
   LLVMValueRef vals[3];
   for (int i = 0; i < 3; i++) {
     LLVMPositionBuilderAtEnd(L->b, from[i]);
@@ -162,6 +162,22 @@ static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t, en
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane), &back, 1, "");
 }
 
+/* A lane-affine address's vector is read only on the gather path. It is computed again there
+ * when it can be, so that its first computation, on the common packed path, has no use left
+ * once its slot is in registers, and goes (the JIT's pipeline runs dce before CSE): LLVM would
+ * not sink a value that the gather paths of several accesses share. */
+static void vector_again(lower *L, LLVMValueRef v) {
+  slot *s = lw_slot(L, v);
+  if (!s || s->shape == UNIFORM) return;
+  for (int i = 0; i < LLVMGetNumOperands(v); i++) vector_again(L, LLVMGetOperand(v, i));
+  lw_inst_group(L, v);
+}
+
+static LLVMValueRef gather_address(lower *L, LLVMValueRef addr, enum access_mode mode) {
+  if (mode == GATHER_AFFINE && recomputable(L, addr, 0)) vector_again(L, addr);
+  return lw_vval(L, addr);
+}
+
 static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
   LLVMValueRef m = lw_expand_mask(L, L->gmask, k);
   return mode == PACKED_FULL ? LLVMConstAllOnes(LLVMTypeOf(m)) : m;
@@ -172,12 +188,12 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
   unsigned k = lw_width(t);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
-  if (mode != GATHER) {
+  if (mode >= PACKED_MASKED) {
     LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(ld, 0), t, mode);
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                         (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
   }
-  LLVMValueRef p = lw_vval(L, LLVMGetOperand(ld, 0));
+  LLVMValueRef p = gather_address(L, LLVMGetOperand(ld, 0), mode);
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
   return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
@@ -190,13 +206,13 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   LLVMValueRef v = lw_vval(L, val);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
-  if (mode != GATHER) {
+  if (mode >= PACKED_MASKED) {
     LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(st, 1), t, mode);
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                  (LLVMValueRef[]){v, p0, align, m}, 4);
     return NULL;
   }
-  LLVMValueRef p = lw_vval(L, LLVMGetOperand(st, 1));
+  LLVMValueRef p = gather_address(L, LLVMGetOperand(st, 1), mode);
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
   lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                (LLVMValueRef[]){v, ps, align, m}, 4);

@@ -73,6 +73,15 @@ LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef 
   return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""), "");
 }
 
+/* Values fixed for the work-group go to the end of the part's entry block, before its branch
+ * to the warps' start: computed once for all the warps of a chain (kernel.h). */
+LLVMBasicBlockRef lw_at_entry(lower *L) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(L->entry);
+  if (br) LLVMPositionBuilderBefore(L->b, br);
+  return here;
+}
+
 LLVMValueRef lw_ctx_field(lower *L, size_t offset) {
   LLVMValueRef off = lw_const_i64(L, offset);
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->ctx, &off, 1, "");
