@@ -131,7 +131,7 @@ static result compare(weft_context *ctx, weft_job *j, void (*fn)(const slice *),
 }
 
 static void row(const char *name, result r, const char *extra) {
-  printf("%-28s %10.4f %10.4f %8.2fx  %s\n", name, r.base, r.weft, r.base / r.weft, extra);
+  printf("%-28s %10.2f %10.2f %8.2fx  %s\n", name, r.base, r.weft, r.base / r.weft, extra);
 }
 
 static void bench_mandelbrot(weft_context *ctx, const bench_opts *o) {
@@ -158,7 +158,7 @@ static void bench_mandelbrot(weft_context *ctx, const bench_opts *o) {
 }
 
 static void bench_vector_add(weft_context *ctx, const bench_opts *o) {
-  size_t N = getenv("VADD_N") ? strtoul(getenv("VADD_N"),0,0) : 16 << 20;
+  enum { N = 16 << 20 };
   weft_program *p;
   weft_job j = {.k = load(ctx, WEFT_SAMPLES "/vector_add.cl", "vector_add", &p),
                 .range = {1, {N, 1, 1}, {256, 1, 1}}, .nargs = 3};
