@@ -205,6 +205,9 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   lw_make_allocas(L);
   L->event = LLVMBuildAlloca(L->b, i32, "event");
   L->count = LLVMBuildAlloca(L->b, i64, "count");
+  L->end_from = LLVMBuildAlloca(L->b, i32, "end_from");
+  for (int i = 0; i < 4; i++) L->counted[i] = LLVMBuildAlloca(L->b, i64, "counted");
+  for (int i = 0; i < 4; i++) LLVMBuildStore(L->b, lw_const_i64(L, 0), L->counted[i]);
   L->group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
@@ -279,21 +282,29 @@ static void build_dispatch(lower *L) {
   build_resumes(L, pc, sw, bad);
 }
 
-static void add_to_ctx(lower *L, size_t off, LLVMValueRef v) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  LLVMValueRef p = lw_ctx_field(L, off);
-  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), v, ""), p);
+static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
+  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, ""), v, ""), p);
+}
+
+/* The counters in ctx that L->counted accumulates, in its order. */
+static const size_t counter_field[4] = {offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
+                                        offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
+
+/* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
+ * theirs to ctx once, when the call ends, not four stores per warp. */
+void lw_count_warp(lower *L) {
+  LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
+  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1), "");
+  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, L->active_lanes, ""),
+                       LLVMBuildMul(L->b, blocks, L->active_groups, "")};
+  for (int i = 0; i < 4; i++) add_to(L, L->counted[i], v[i]);
 }
 
 void lw_flush_counts(lower *L) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  LLVMValueRef count = LLVMBuildLoad2(L->b, i64, L->count, "");
-  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
-  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1), "");
-  add_to_ctx(L, offsetof(weft_warp_ctx, block_execs), blocks);
-  add_to_ctx(L, offsetof(weft_warp_ctx, instr_execs), instrs);
-  add_to_ctx(L, offsetof(weft_warp_ctx, lane_instrs), LLVMBuildMul(L->b, instrs, L->active_lanes, ""));
-  add_to_ctx(L, offsetof(weft_warp_ctx, groups_run), LLVMBuildMul(L->b, blocks, L->active_groups, ""));
+  lw_count_warp(L);
+  for (int i = 0; i < 4; i++) add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
 }
 
 static void build_leave(lower *L) {

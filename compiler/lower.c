@@ -92,14 +92,17 @@ static void end_tail(lower *L, int to) {
   LLVMValueRef chain = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, chain), LLVMPointerTypeInContext(L->c, 0));
   LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, chain, ""), back, next);
   LLVMPositionBuilderAtEnd(L->b, next);
-  lw_flush_counts(L);
   if (L->part == 0) {
+    lw_count_warp(L);
     LLVMAddIncoming(L->ctx, &chain, &next, 1);
     LLVMBuildBr(L->b, L->start);
   } else {
+    lw_flush_counts(L);
     LLVMBuildRet(L->b, lw_tail_call(L, 0, chain));
   }
   LLVMPositionBuilderAtEnd(L->b, back);
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->end_from, ""));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
   arrive_tail(L, to);
 }
 
@@ -108,12 +111,13 @@ static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->cross
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
 static void arrive(lower *L, int from, int to) {
-  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
-  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
-  if (to == L->g->nblocks) { /* the end has nothing live */
+  if (to == L->g->nblocks) { /* nothing is live at the end; a chain stores nothing (end_tail) */
+    LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)from), L->end_from);
     LLVMBuildBr(L->b, exit_to(L, L->arrive, "end", to, end_tail));
     return;
   }
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
   LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", L->live_set[to], arrive_tail));
 }
 

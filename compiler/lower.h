@@ -44,6 +44,8 @@ typedef struct lower {
   LLVMValueRef *part_fns;    /* the warp function's parts; part 0 is the entry */
   int part;                  /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
+  LLVMValueRef counted[4];   /* allocas: the counters of the chain's warps that ended (kernel.h) */
+  LLVMValueRef end_from;     /* alloca: the PC whose block went to the kernel's end */
   ptrmap slots;                    /* kernel instruction -> slot */
   slot **cross;                    /* the cross slots, by index */
   int ncross, live_words;
@@ -62,7 +64,8 @@ typedef struct lower {
 
 /* lower.c */
 void lw_emit_blocks(lower *L); /* the blocks of part L->part */
-void lw_flush_counts(lower *L); /* adds the call's counters to ctx */
+void lw_count_warp(lower *L);   /* adds the warp's counters to L->counted */
+void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */
 LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx); /* what part `part` returns for ctx */
 
 /* lower_values.c */

@@ -231,14 +231,16 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
  * work-group in one call. A call returns with the warp that did not end (its event set), or
  * with the last one; the warps it went through before ended and stored no event. Sets
  * *started to the warps whose first call is done. */
-static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *started) {
+static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *started,
+                               unsigned *ended) {
   unsigned n = p->nwarps;
   for (unsigned i = 0; i < n; i++) start_warp(w, p, i, i + 1 < n ? warp_ctx(w, i + 1) : NULL);
   weft_status s = WEFT_SUCCESS;
   for (unsigned i = 0; i < n && s == WEFT_SUCCESS; *started = ++i) {
     p->k->run(warp_ctx(w, i));
-    for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i) w->ended[i] = 1;
+    for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i) w->ended[i] = 1, ++*ended;
     s = after_first_call(w, p, i);
+    *ended += w->ended[i];
   }
   return s;
 }
@@ -385,10 +387,10 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
     for (; started < p->nwarps && s == WEFT_SUCCESS; started++) {
       w->ended[started] = 0;
       s = traced(w, p, started) ? first_call_traced(w, p, started) : first_call(w, p, started);
+      ended += w->ended[started];
     }
   else
-    s = first_calls(w, p, &started);
-  for (unsigned i = 0; i < started; i++) ended += w->ended[i];
+    s = first_calls(w, p, &started, &ended);
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
     if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);
