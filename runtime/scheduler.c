@@ -5,11 +5,13 @@
  * work-group's __local memory. Each work-group starts from zeroed frames and local memory, so a
  * run does not depend on which worker ran which work-group before.
  *
- * The loop runs every warp's runnable splits (greedily, a warp until its policy has nothing left
- * to run) and hands each event of the warp function to the policy. When no warp can run, every
- * work-item has either finished or waits: if all of them wait at the same barrier, the barrier
- * completes and the loop goes on; if all finished, the work-group is done; anything else can never
- * make progress and is reported (WEFT_ERROR_BARRIER_DEADLOCK). Each round either ends, fails, or
+ * Every warp's first call runs without its policy, chained to the next warp's (first_calls), so
+ * warps that never diverge run a work-group in one call into generated code. Then the loop runs
+ * every warp's runnable splits (greedily, a warp until its policy has nothing left to run) and
+ * hands each event of the warp function to the policy. When no warp can run, every work-item has
+ * either finished or waits: if all of them wait at the same barrier, the barrier completes and
+ * the loop goes on; if all finished, the work-group is done; anything else can never make
+ * progress and is reported (WEFT_ERROR_BARRIER_DEADLOCK). Each round either ends, fails, or
  * completes a barrier, so the loop itself never spins. */
 #include <stdlib.h>
 #include <string.h>
@@ -114,11 +116,6 @@ static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i)
   }
 }
 
-/* Per work-group. The frame needs no clearing: generated code reads a frame value only for the
- * lanes that stored it, where they stopped (values live at the resume PC). The counters in the
- * warp's ctx and pcount run on over the launch's work-groups (sched_collect sums them once). The
- * policy starts only when the warp's first call did not end it (see first_call). */
-
 /* The barrier's source line: the barrier ends its block, so the block's last line; 0: unknown. */
 static uint32_t barrier_line(const weft_compiled_kernel *k, uint32_t pc) {
   if (pc >= k->nblocks) return 0;
@@ -212,6 +209,11 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   return hand_event(w, p, i);
 }
 
+/* Per work-group, before warp i's first call. The frame needs no clearing: generated code reads
+ * a frame value only for the lanes that stored it, where they stopped (values live at the
+ * resume PC). The counters in the warp's ctx and pcount run on over the launch's work-groups
+ * (sched_collect sums them once). The policy starts only when the warp's first call did not end
+ * it (after_first_call). */
 static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_warp_ctx *chain) {
   weft_warp_ctx *c = warp_ctx(w, i);
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
