@@ -63,7 +63,19 @@ const char *weft_last_error(const weft_context *ctx) {
 
 static int valid_width(unsigned w) { return w == 4 || w == 8 || w == 16 || w == 32 || w == 64; }
 
+/* 0 when `policy` names a policy; else 1, with why saying which there are. */
+static int unknown_policy(const char *policy, char *why, size_t n) {
+  if (policy && policy_find(policy)) return 0;
+  char names[128];
+  policy_names(names, sizeof names);
+  snprintf(why, n, "unknown policy '%s' (policies: %s)", policy ? policy : "(null)", names);
+  return 1;
+}
+
+/* Replaces o's zeros and NULLs by their values and checks the result; why says what is wrong. */
 static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
+  if (o->lanes && o->warp && o->lanes > o->warp)
+    return snprintf(why, n, "lane-group width G %u is wider than the warp width W %u (G must divide W)", o->lanes, o->warp), WEFT_ERROR_INVALID_VALUE;
   if (!o->threads) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cpus > 0 ? (unsigned)cpus : 1;
@@ -76,6 +88,7 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (o->lanes != 4 && o->lanes != 8 && o->lanes != 16)
     return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes), WEFT_ERROR_INVALID_VALUE;
   if (!o->policy) o->policy = "stack";
+  if (unknown_policy(o->policy, why, n)) return WEFT_ERROR_INVALID_VALUE;
   policy_config cfg;
   if (policy_config_make(o->split_order, o->max_splits, o->warp, &cfg, why, n))
     return WEFT_ERROR_INVALID_VALUE;
@@ -83,17 +96,20 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   return WEFT_SUCCESS;
 }
 
+weft_status weft_options_check(const weft_options *options, char *why, size_t n) {
+  weft_options o = options ? *options : (weft_options){0};
+  char none[1];
+  return why && n ? resolve(&o, jit_host_has_avx512(), why, n) : resolve(&o, jit_host_has_avx512(), none, 1);
+}
+
 weft_status weft_context_create(const weft_options *options, weft_context **out) {
   if (!out) return WEFT_ERROR_INVALID_VALUE;
   *out = NULL;
   weft_options o = options ? *options : (weft_options){0};
-  char why[128];
+  char why[256];
   int avx512 = jit_host_has_avx512();
-  if (options && options->lanes && options->warp && options->lanes > options->warp)
-    return WEFT_ERROR_INVALID_VALUE; /* G must divide W */
   weft_status st = resolve(&o, avx512, why, sizeof why);
   if (st) return st;
-  if (!policy_find(o.policy)) return WEFT_ERROR_INVALID_VALUE;
   weft_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return WEFT_ERROR_OUT_OF_MEMORY;
   ctx->avx512 = avx512;
@@ -122,11 +138,8 @@ void weft_context_release(weft_context *ctx) {
 
 weft_status weft_context_set_policy(weft_context *ctx, const char *policy) {
   if (!ctx) return WEFT_ERROR_INVALID_VALUE;
-  if (!policy || !policy_find(policy)) {
-    char names[128];
-    policy_names(names, sizeof names);
-    return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (policies: %s)", policy ? policy : "(null)", names);
-  }
+  char why[256];
+  if (unknown_policy(policy, why, sizeof why)) return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "%s", why);
   snprintf(ctx->policy, sizeof ctx->policy, "%s", policy);
   return WEFT_SUCCESS;
 }

@@ -54,6 +54,9 @@ typedef struct weft_options {
 } weft_options;
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);
+/* Checks options as weft_context_create does: WEFT_ERROR_INVALID_VALUE with why (n bytes, may
+ * be NULL) saying which option is wrong and why, else WEFT_SUCCESS. */
+WEFT_API weft_status weft_options_check(const weft_options *options, char *why, size_t n);
 WEFT_API void weft_context_release(weft_context *ctx);
 /* The policy of the following launches ("stack"). */
 WEFT_API weft_status weft_context_set_policy(weft_context *ctx, const char *policy);

@@ -156,19 +156,9 @@ static int parse_options(launch *l) {
     return 2;
   w->policy = o->value[O_POLICY];
   w->split_order = o->value[O_SPLIT_ORDER];
-  if (w->split_order && strcmp(w->split_order, "rr") && strcmp(w->split_order, "lowest-pc"))
-    return fail(2, "%s: --split-order %s: the order must be rr or lowest-pc", cmd->name,
-                w->split_order);
-  if (w->max_splits == 1)
-    return fail(2, "%s: --max-splits 1: give 0 (no bound) or at least 2 splits", cmd->name);
   w->build_once = 1; /* no clang kept running while the kernel runs and is timed */
-  if (w->warp && (w->warp < 4 || w->warp > 64 || (w->warp & (w->warp - 1))))
-    return fail(2, "%s: --warp %u: W must be 4, 8, 16, 32 or 64", cmd->name, w->warp);
-  if (w->lanes && w->lanes != 4 && w->lanes != 8 && w->lanes != 16)
-    return fail(2, "%s: --lanes %u: G must be 4, 8 or 16", cmd->name, w->lanes);
-  if (w->lanes && w->warp && w->lanes > w->warp)
-    return fail(2, "%s: --lanes %u is wider than --warp %u (G must divide W)", cmd->name, w->lanes,
-                w->warp);
+  char why[256];
+  if (weft_options_check(w, why, sizeof why)) return fail(2, "%s: %s", cmd->name, why);
   if (p->repeat == 0) return fail(2, "%s: --repeat must be at least 1", cmd->name);
   return 0;
 }
@@ -248,8 +238,7 @@ static int build(launch *l) {
   const run_plan *p = &l->p;
   run_state *s = &l->s;
   weft_status st = weft_context_create(&p->options, &s->ctx);
-  if (st) return fail(1, "cannot create a context (policy '%s'): %s",
-                      p->options.policy ? p->options.policy : "stack", weft_status_name(st));
+  if (st) return fail(1, "cannot create a context: %s", weft_status_name(st)); /* options checked */
   st = weft_program_build_file(s->ctx, o->file, o->value[O_BUILD_OPTIONS], &s->program);
   if (st) {
     char what[1100];

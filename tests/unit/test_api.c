@@ -108,6 +108,35 @@ static void options_out_of_range(void **state) {
   weft_context_release(ctx);
 }
 
+/* weft_options_check refuses what weft_context_create refuses, and says which option and why. */
+static void options_check_says_why(void **state) {
+  (void)state;
+  static const struct {
+    weft_options o;
+    const char *why;
+  } bad[] = {
+      {{.warp = 12}, "warp width W must be 4, 8, 16, 32 or 64, not 12"},
+      {{.lanes = 5}, "lane-group width G must be 4, 8 or 16, not 5"},
+      {{.warp = 4, .lanes = 8}, "G 8 is wider than the warp width W 4"},
+      {{.threads = 5000}, "threads must be 1..1024, not 5000"},
+      {{.policy = "nosuch"}, "unknown policy 'nosuch' (policies: stack"},
+      {{.split_order = "fifo"}, "split order 'fifo' is not rr or lowest-pc"},
+      {{.max_splits = 1}, "max splits must be 0 (no bound) or at least 2, not 1"},
+  };
+  char why[256];
+  weft_context *ctx = NULL;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    why[0] = 0;
+    assert_int_equal(weft_options_check(&bad[i].o, why, sizeof why), WEFT_ERROR_INVALID_VALUE);
+    if (!strstr(why, bad[i].why)) fail_msg("case %zu: '%s' does not say '%s'", i, why, bad[i].why);
+    assert_int_equal(weft_context_create(&bad[i].o, &ctx), WEFT_ERROR_INVALID_VALUE);
+  }
+  assert_int_equal(weft_options_check(&bad[0].o, NULL, 0), WEFT_ERROR_INVALID_VALUE);
+  weft_options ok = {.warp = 8, .lanes = 4, .policy = "mp", .max_splits = 2};
+  assert_int_equal(weft_options_check(&ok, why, sizeof why), WEFT_SUCCESS);
+  assert_int_equal(weft_options_check(NULL, why, sizeof why), WEFT_SUCCESS);
+}
+
 /* split_order and max_splits: resolved to "rr" and W, checked at creation and when set. */
 static void split_options(void **state) {
   (void)state;
@@ -328,6 +357,7 @@ int main(void) {
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
+      cmocka_unit_test(options_check_says_why),
       cmocka_unit_test(split_options),
       cmocka_unit_test(divergent_barrier_is_reported),
       cmocka_unit_test(barrier_after_return_is_reported),
