@@ -173,8 +173,10 @@ static void map_params(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   }
 }
 
-/* The kernel's own __local arrays become offsets in the work-group's local memory. */
+/* The kernel's own __local arrays become offsets in the work-group's local memory. Every part
+ * lays them out again from 0, so that all parts agree on where each array is. */
 static void map_static_locals(lower *L) {
+  L->static_local_size = 0;
   for (LLVMValueRef gv = LLVMGetFirstGlobal(L->m); gv; gv = LLVMGetNextGlobal(gv)) {
     if (LLVMGetPointerAddressSpace(LLVMTypeOf(gv)) != 3) continue;
     LLVMTypeRef t = LLVMGlobalGetValueType(gv);

@@ -45,11 +45,12 @@
 #include "uniform_loop_divergent_body.cl"
 #include "varying_branch.cl"
 
-/* These two declare static __local arrays and take no __local pointer: a static array is one
+/* These declare static __local arrays and take no __local pointer: a static array is one
  * per program, which is one per work-group here since test_oracles runs groups one by one. */
 #undef __local
 #define __local static
 #include "barrier_local_static.cl"
+#include "parts_static_local.cl"
 #include "transpose_tile.cl"
 #undef __local
 #define __local
@@ -65,6 +66,6 @@ const c_kernel c_kernels[] = {
     ENTRY(short_circuit) ENTRY(switch_fallthrough) ENTRY(types_char) ENTRY(types_double)
     ENTRY(types_float) ENTRY(types_long) ENTRY(types_short) ENTRY(types_uint)
     ENTRY(uniform_branch) ENTRY(uniform_loop_divergent_body) ENTRY(varying_branch)
-    ENTRY(barrier_local_static) ENTRY(transpose_tile)
+    ENTRY(barrier_local_static) ENTRY(parts_static_local) ENTRY(transpose_tile)
 };
 const unsigned n_c_kernels = sizeof c_kernels / sizeof *c_kernels;

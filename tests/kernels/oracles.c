@@ -241,6 +241,32 @@ void oracle_address_after_barrier(kio *io) {
   for (size_t i = 0; i < N(io); i++) OUT(int32_t, 1)[(size_t)u + i] = 3 * (int32_t)i;
 }
 
+/* parts_static_local.cl: the static arrays hold, per work-group, a and 3a + 1. */
+void oracle_parts_static_local(kio *io) {
+  const int32_t *a = IN(int32_t, 0);
+  size_t n = LSIZE(io);
+  for (size_t i = 0; i < N(io); i++) {
+    const int32_t *group = a + (i - i % n);
+    size_t l = i % n;
+    int x = a[i], acc = 0;
+    for (int k = 0; k < (x & 7); k++) {
+      acc += k * x;
+      if (acc > 500) acc -= 11;
+    }
+    int p = acc ^ (x << 2), q = (acc >> 1) + x * 5, r = p * 3 - q;
+    int s = (p & 255) + (q | 3) - (r >> 3), t = s * 7 + (r ^ q);
+    int nb = group[(l + 1) % n] + 3 * group[(l + 5) % n] + 1, m = 0;
+    for (int k = 0; k < (nb & 3) + 1; k++) {
+      m += (k ^ t) & 31;
+      if (m & 1) m += 3;
+    }
+    int u = m * 3 + (t & 1023) - (s >> 2), v = (u ^ nb) + (p & 15) * (q & 7);
+    int w = (v >> 3) + (u & 63) - r % 17;
+    for (int k = 0; k < (w & 3); k++) w += (3 * group[(l + (size_t)k) % n] + 1) & 7;
+    OUT(int32_t, 1)[i] = w + x - (3 * x + 1);
+  }
+}
+
 /* parts.cl, one work-item at a time; loop 1 runs first for the whole work-group (the barrier) */
 static int parts_loop1(int x, float *y) {
   int acc = 0;
