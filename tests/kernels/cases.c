@@ -65,6 +65,7 @@ const kcase kcases[] = {
     CASE(address_after_barrier, R1(1024, 64), 2, G(I32, 1, 0, 16), G(I32, 1024 + 16, 0, 0)),
     CASE(parts, R1(2048, 64), 4, G(I32, 2048, -1000, 1000), G(I32, 2048, 0, 0),
          G(F32, 2048, 0, 0), L(I32, 64)),
+    CASE(parts_uniform, R1(2048, 128), 3, G(I32, 2048, 0, 1000), G(I32, 2048, 0, 0), V(I32, 5)),
     CASE(parts_static_local, R1(2048, 64), 2, G(I32, 2048, 0, 1000), G(I32, 2048, 0, 0)),
     CASE(prefix_sum, R1(512, 128), 3, G(I32, 512, -100, 100), G(I32, 512, 0, 0), L(I32, 128)),
     CASE(atomics_global, R1(2048, 64), 4, G(I32, 2048, -1000, 1000), G(I32, 16, 0, 0),

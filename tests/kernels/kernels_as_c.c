@@ -11,6 +11,7 @@
 #include "early_return.cl"
 #include "packed_after_return.cl"
 #include "parts.cl"
+#include "parts_uniform.cl"
 #include "int_indexes.cl"
 #include "float4_arith.cl"
 #include "function_calls.cl"
@@ -62,7 +63,7 @@ const c_kernel c_kernels[] = {
     ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(int_indexes) ENTRY(loop_break) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
     ENTRY(loop_in_divergent) ENTRY(loop_ulong) ENTRY(math_basic) ENTRY(math_transcendental)
     ENTRY(ndrange_2d) ENTRY(ndrange_3d) ENTRY(nested_if) ENTRY(nested_loops_break)
-    ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(parts) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)
+    ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(parts) ENTRY(parts_uniform) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)
     ENTRY(short_circuit) ENTRY(switch_fallthrough) ENTRY(types_char) ENTRY(types_double)
     ENTRY(types_float) ENTRY(types_long) ENTRY(types_short) ENTRY(types_uint)
     ENTRY(uniform_branch) ENTRY(uniform_loop_divergent_body) ENTRY(varying_branch)

@@ -241,6 +241,23 @@ void oracle_address_after_barrier(kio *io) {
   for (size_t i = 0; i < N(io); i++) OUT(int32_t, 1)[(size_t)u + i] = 3 * (int32_t)i;
 }
 
+/* parts_uniform.cl, one work-item at a time. */
+void oracle_parts_uniform(kio *io) {
+  int n = VAL(int32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], acc = 0;
+    for (int k = 0; k < n; k++) acc += (x ^ k) * 3;
+    int p = acc ^ (x << 2), q = (acc >> 1) + x * 5, r = p * 3 - q;
+    int s = (p & 255) + (q | 3) - (r >> 3), t = s * 7 + (r ^ q);
+    int u = (t ^ s) * 5 + (r & 1023), v = (u >> 2) + (t & 63) * (s & 7);
+    int w = (v >> 3) + (u & 63) - r % 17, y = w * 9 + (v ^ (w >> 1));
+    for (int k = 0; k < n + 1; k++) y += (u ^ k) & 15;
+    int z = (y ^ p) + (q & t) * 3 - (s | w), e = (z >> 4) + (y & 255) - (x % 13);
+    int f = e * 11 + (z ^ (e >> 2)) - (u & 7) * (v & 3), g = (f >> 1) + (e & 31) * (r & 15);
+    OUT(int32_t, 1)[i] = g + (p & q) - (s | t) + f % 29;
+  }
+}
+
 /* parts_static_local.cl: the static arrays hold, per work-group, a and 3a + 1. */
 void oracle_parts_static_local(kio *io) {
   const int32_t *a = IN(int32_t, 0);

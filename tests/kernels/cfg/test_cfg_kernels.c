@@ -279,10 +279,12 @@ static void long_kernel_is_cut_between_loops(void **s) {
   assert_int_equal(check_cuts(cfg_dir, "../parts.cl"), 3);
 }
 
-/* ../parts_static_local.cl is cut too: its static __local arrays live across the cut. */
-static void static_locals_cross_a_cut(void **s) {
+/* ../parts_static_local.cl and ../parts_uniform.cl are cut too: static __local arrays live
+ * across the cut; warps that never diverge end in the last part and chain back to the first. */
+static void static_locals_and_chains_cross_a_cut(void **s) {
   (void)s;
   assert_int_equal(check_cuts(cfg_dir, "../parts_static_local.cl"), 2);
+  assert_int_equal(check_cuts(cfg_dir, "../parts_uniform.cl"), 2);
 }
 
 static void small_kernel_is_one_part(void **s) {
@@ -384,7 +386,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine)};
   const struct CMUnitTest parts[] = {
       cmocka_unit_test(long_kernel_is_cut_between_loops),
-      cmocka_unit_test(static_locals_cross_a_cut),
+      cmocka_unit_test(static_locals_and_chains_cross_a_cut),
       cmocka_unit_test(small_kernel_is_one_part),
       cmocka_unit_test(no_cut_is_inside_a_loop),
   };
