@@ -98,8 +98,9 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
 
 weft_status weft_options_check(const weft_options *options, char *why, size_t n) {
   weft_options o = options ? *options : (weft_options){0};
-  char none[1];
-  return why && n ? resolve(&o, jit_host_has_avx512(), why, n) : resolve(&o, jit_host_has_avx512(), none, 1);
+  char own[256];
+  return why && n ? resolve(&o, jit_host_has_avx512(), why, n)
+                  : resolve(&o, jit_host_has_avx512(), own, sizeof own);
 }
 
 weft_status weft_context_create(const weft_options *options, weft_context **out) {
