@@ -177,13 +177,25 @@ void weft_program_release(weft_program *p) {
   free(p);
 }
 
-/* Lowers every kernel of m, then leaves only the generated functions in it. */
-static weft_status lower_all(weft_context *ctx, weft_program *p, LLVMModuleRef m, char **err) {
-  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f)) p->nkernels++;
-  p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
-  unsigned i = 0, id = ctx->programs_built++;
+/* What each compile unit of a build lowers (jit_compile). */
+typedef struct program_lowering {
+  const weft_context *ctx;
+  weft_program *p;
+  unsigned id; /* the program's number in its context */
+} program_lowering;
+
+/* jit_lower_fn: the unit's parts of every kernel of m (each kernel's description comes from the
+ * unit that has its entry), then only the generated functions are left in m. */
+static weft_status lower_unit(void *arg, LLVMModuleRef m, int unit, int nunits, char **err) {
+  program_lowering *pl = arg;
+  const weft_options *o = &pl->ctx->opts;
+  lower_split split = {.unit = unit, .nunits = nunits};
+  unsigned i = 0;
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
-    weft_status st = lower_kernel(f, id, ctx->opts.warp, ctx->opts.lanes, ctx->avx512, &p->kernels[i], err);
+    lowered_kernel k;
+    weft_status st = lower_kernel(f, pl->id, o->warp, o->lanes, pl->ctx->avx512, &split, &k, err);
+    if (!st && k.has_entry && i < pl->p->nkernels) pl->p->kernels[i] = k;
+    else kernel_info_free(&k);
     if (st) return st;
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
@@ -192,6 +204,14 @@ static weft_status lower_all(weft_context *ctx, weft_program *p, LLVMModuleRef m
     if (!LLVMIsDeclaration(f) && strncmp(LLVMGetValueName2(f, &len), "__weft_", 7)) LLVMDeleteFunction(f);
   }
   return WEFT_SUCCESS;
+}
+
+/* Counts m's kernels into p and returns their instructions: how much there is to lower. */
+static unsigned count_kernels(weft_program *p, LLVMModuleRef m) {
+  unsigned size = 0;
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), p->nkernels++)
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) size += cfg_instrs(b);
+  return size;
 }
 
 static weft_status link_kernels(weft_context *ctx, weft_program *p, char **err) {
@@ -299,14 +319,15 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   }
   p->log = fr.log ? fr.log : strdup("");
   t = debug_time("front end", t);
-  st = lower_all(ctx, p, fr.module, &err);
-  t = debug_time("lowering", t);
-  debug_dump("lowered", fr.module);
-  if (!st) st = jit_compile(ctx->jit, fr.module, &p->code, &err);
+  unsigned size = count_kernels(p, fr.module);
+  program_lowering pl = {ctx, p, ctx->programs_built++};
+  p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
+  st = p->kernels ? jit_compile(ctx->jit, fr.module, size, lower_unit, &pl, &p->code, &err)
+                  : WEFT_ERROR_OUT_OF_MEMORY;
   LLVMDisposeModule(fr.module);
   if (!st) st = link_kernels(ctx, p, &err);
   if (st) goto fail;
-  debug_time("code gen", t);
+  debug_time("back end", t);
   LLVMContextDispose(llvm);
   if (key) p->key = key, p->next = ctx->cache, ctx->cache = p;
   *out = p;

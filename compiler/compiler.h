@@ -152,12 +152,23 @@ builtin builtin_of_call(LLVMValueRef call);
 typedef struct lowered_kernel {
   weft_compiled_kernel info;
   char *run_name, *setargs_name;
+  int has_entry; /* this unit emitted part 0 and the setargs: the one whose info to keep */
 } lowered_kernel;
+#define JIT_UNITS_MAX 4 /* threads that lower, optimise and generate one build's code */
+/* How a build's compile units share its kernels' parts (parts.c): each unit lowers the same
+ * kernels in the same order and hands each kernel's parts out, largest first, to the unit with
+ * the fewest kernel instructions so far, so all units make the same plan without talking. */
+typedef struct lower_split {
+  int unit, nunits;
+  unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
+} lower_split;
 /* Lowers kernel `fn` into new functions of its module, named after the kernel and the program's
- * number in its context (the JIT holds all of a context's programs). On an unsupported construct returns
- * WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not support ...". */
+ * number in its context (the JIT holds all of a context's programs): the parts `split` gives
+ * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
+ * an unsupported construct returns WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not
+ * support ...". */
 weft_status lower_kernel(LLVMValueRef fn, unsigned program, unsigned W, unsigned G, int avx512,
-                         lowered_kernel *out, char **err);
+                         lower_split *split, lowered_kernel *out, char **err);
 void kernel_info_free(lowered_kernel *k);
 
 /* --- api.c: WEFT_DEBUG=lowered,optimized,time --- */
@@ -170,11 +181,15 @@ typedef struct weft_jit weft_jit;
 int jit_host_has_avx512(void);
 weft_status jit_create(weft_jit **out, char **err);
 void jit_release(weft_jit *j);
-#define JIT_UNITS_MAX 4 /* threads that optimise and generate one module's code */
-/* Optimises m and generates its code, its functions spread over threads, into the JIT under a
- * new tracker, which frees the code again (jit_remove). m stays the caller's. */
-weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef *tracker,
-                        char **err);
+/* Lowers into m, the front end's module (unit 0) or a copy of it read back in a context of its
+ * own (units 1..nunits-1, on threads), what unit `unit` compiles; deletes the front end's
+ * functions. */
+typedef weft_status jit_lower_fn(void *arg, LLVMModuleRef m, int unit, int nunits, char **err);
+/* Lowers, optimises and generates the code of the front end's module m in compile units, one
+ * per CPU up to JIT_UNITS_MAX when `size` (its kernels' instructions) pays for them, into the
+ * JIT under a new tracker, which frees the code again (jit_remove). m stays the caller's. */
+weft_status jit_compile(weft_jit *j, LLVMModuleRef m, unsigned size, jit_lower_fn *lower,
+                        void *arg, LLVMOrcResourceTrackerRef *tracker, char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
 /* Generates code for a small loop shaped like lowered code and throws it away: the first code
  * generation in a process costs much more than the next (page faults, LLVM's lazy tables). */

@@ -1,5 +1,5 @@
-/* Optimisation and code generation for the host CPU, the module's functions spread over
- * compile units on threads of their own, and ORC's LLJIT to link the objects. One JIT per
+/* Lowering, optimisation and code generation for the host CPU, a build's kernel parts spread
+ * over compile units on threads of their own, and ORC's LLJIT to link the objects. One JIT per
  * context; each program's objects go in under one resource tracker, so that releasing the
  * program frees its code.
  * Generated code calls nothing of weft's: it needs libm (scalar math of uniform values) from
@@ -109,7 +109,7 @@ void jit_release(weft_jit *j) {
  * vector_again in lower_inst.c), the copies and per-group repeats folded (InstCombine, GVN) and
  * the CFG cleaned.
  * default<O3> gives the same run times on the benchmarks and takes twice as long (36 vs 17 ms
- * on bench/k50.cl). elim-avail-extern drops the functions that another unit compiles. */
+ * on bench/k50.cl). elim-avail-extern drops the global variables that unit 0 defines. */
 static const char unit_pipeline[] =
     "elim-avail-extern,function(sroa,dce,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
     "instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
@@ -134,46 +134,59 @@ static weft_status prepare(weft_jit *j, LLVMModuleRef m, char **err) {
   return WEFT_SUCCESS;
 }
 
-/* ---- compile units: the module's functions spread over threads ---- */
+/* ---- compile units: a build's kernel parts spread over threads ---- */
 
-/* One thread's share of a module: its own copy (parsed from bitcode in a context of its own,
- * since an LLVM context serves one thread), optimised and turned into an object file. Unit 0
- * works on the caller's module itself. */
+/* One thread's share of a build: its own copy of the front end's module (read back from
+ * bitcode in a context of its own, since an LLVM context serves one thread; unit 0 works on the
+ * caller's module), into which it lowers its parts of the kernels (lower_split), then
+ * optimised and turned into an object file. */
 typedef struct unit {
   weft_jit *j;
-  int index;
-  LLVMMemoryBufferRef bitcode; /* the module as lowered, shared read-only */
+  int index, nunits;
+  jit_lower_fn *lower;         /* NULL: the module is lowered already */
+  void *arg;
+  LLVMMemoryBufferRef bitcode; /* the front end's module, shared read-only */
   LLVMModuleRef m;
   LLVMContextRef c;            /* units > 0: owned */
-  char **mine;                 /* names of the functions this unit defines (copies: unit 0
-                                  deletes functions from the module the names came from);
-                                  NULL: all of them */
-  int nmine;
-  unsigned size;               /* instructions in them */
+  int nfns;                    /* functions it defines, */
+  unsigned size;               /* with this many instructions, once lowered */
   LLVMMemoryBufferRef object;
+  weft_status status;
   char *error;
-  double ms[2];                /* optimisation (with reading back), code generation */
+  double ms[3];                /* lowering (with reading back), optimisation, code generation */
 } unit;
 
-static int is_mine(const unit *u, const char *name) {
-  for (int i = 0; i < u->nmine; i++)
-    if (!strcmp(u->mine[i], name)) return 1;
-  return 0;
+static weft_status unit_error(unit *u, weft_status st, const char *msg) {
+  u->error = strdup(msg);
+  return u->status = st;
 }
 
-/* What other units define becomes available_externally, which the pipeline drops. Global
- * variables are defined by unit 0 only; local ones stay in every unit that uses them. */
-static void keep_mine(unit *u) {
-  size_t len;
-  if (!u->mine) return; /* the whole module */
-  for (LLVMValueRef f = LLVMGetFirstFunction(u->m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && !is_mine(u, LLVMGetValueName2(f, &len)))
-      LLVMSetLinkage(f, LLVMAvailableExternallyLinkage);
-  if (u->index == 0) return;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(u->m); g; g = LLVMGetNextGlobal(g)) {
+static weft_status read_back(unit *u) {
+  if (!u->bitcode) return unit_error(u, WEFT_ERROR_OUT_OF_MEMORY, "weft: out of memory for a compile unit");
+  u->c = LLVMContextCreate();
+  LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
+      LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
+  int bad = LLVMParseBitcodeInContext2(u->c, b, &u->m);
+  LLVMDisposeMemoryBuffer(b);
+  return bad ? unit_error(u, WEFT_ERROR_JIT, "weft: internal error: a compile unit does not read back")
+             : WEFT_SUCCESS;
+}
+
+/* Global variables are defined by unit 0 only (the others refer to its); local ones stay in
+ * every unit that uses them. */
+static void globals_from_unit0(LLVMModuleRef m) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     LLVMLinkage l = LLVMGetLinkage(g);
     if (!LLVMIsDeclaration(g) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage)
       LLVMSetLinkage(g, LLVMAvailableExternallyLinkage);
+  }
+}
+
+static void measure(unit *u) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(u->m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    u->nfns++;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) u->size += cfg_instrs(b);
   }
 }
 
@@ -191,85 +204,51 @@ static double now_ms(void) {
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+static weft_status lower_unit(unit *u) {
+  if (u->index > 0 && read_back(u)) return u->status;
+  if (u->lower && (u->status = u->lower(u->arg, u->m, u->index, u->nunits, &u->error))) return u->status;
+  if (u->index > 0) globals_from_unit0(u->m);
+  measure(u);
+  if (u->lower) debug_dump("lowered", u->m); /* asked for, a build is one unit (units_for) */
+  return u->status = prepare(u->j, u->m, &u->error);
+}
+
 static void *compile_unit(void *arg) {
   unit *u = arg;
   double t0 = now_ms();
+  if (lower_unit(u) || !u->nfns) return NULL;
+  double t1 = now_ms();
   char *msg = NULL;
-  if (u->index > 0) {
-    if (!u->bitcode) return u->error = strdup("weft: out of memory for a compile unit"), NULL;
-    u->c = LLVMContextCreate();
-    LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
-        LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
-    int bad = LLVMParseBitcodeInContext2(u->c, b, &u->m);
-    LLVMDisposeMemoryBuffer(b);
-    if (bad) return u->error = strdup("weft: internal error: a compile unit does not read back"), NULL;
-  }
-  keep_mine(u);
   LLVMTargetMachineRef tm = unit_tm(u->j, u->index);
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(u->m, unit_pipeline, tm, o);
   LLVMDisposePassBuilderOptions(o);
-  if (e) return take_error(e, "optimisation failed", &u->error), NULL;
-  double t1 = now_ms();
+  if (e) return u->status = take_error(e, "optimisation failed", &u->error), NULL;
+  double t2 = now_ms();
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, u->m, LLVMObjectFile, &msg, &u->object)) {
     if (asprintf(&u->error, "weft: code generation failed: %s", msg) < 0) u->error = NULL;
+    u->status = WEFT_ERROR_JIT;
     u->object = NULL;
   }
   LLVMDisposeMessage(msg);
-  u->ms[0] = t1 - t0, u->ms[1] = now_ms() - t1;
+  u->ms[0] = t1 - t0, u->ms[1] = t2 - t1, u->ms[2] = now_ms() - t2;
   return NULL;
 }
 
-static unsigned function_size(LLVMValueRef f) {
-  unsigned n = 0;
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) n += cfg_instrs(b);
-  return n;
+/* A thread pays for itself from about this many instructions of kernel code, as much as a part
+ * has at least (parts.c), which lowers to about 1500: bench/k50.cl has 98 (two units),
+ * samples/mandelbrot.cl 41 (one). */
+#define UNIT_MIN_INSTRS 40
+
+static int units_for(unsigned size) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned n = cpus < 1 ? 1 : cpus < JIT_UNITS_MAX ? (unsigned)cpus : JIT_UNITS_MAX;
+  if (n > size / UNIT_MIN_INSTRS) n = size < 2 * UNIT_MIN_INSTRS ? 1 : size / UNIT_MIN_INSTRS;
+  return debug_wants("lowered") ? 1 : (int)n; /* one module to show */
 }
 
-/* A thread pays for itself from about this many instructions of lowered code: a smaller
- * module is one unit. (bench/k50.cl lowers to about 4700, mandelbrot to 1350.) */
-#define UNIT_MIN_INSTRS 1500
-
-typedef struct sized_fn {
-  LLVMValueRef fn;
-  unsigned size, order; /* instructions; place in the module */
-} sized_fn;
-
-static int larger_first(const void *a, const void *b) {
-  const sized_fn *x = a, *y = b;
-  if (x->size != y->size) return x->size < y->size ? 1 : -1;
-  return (x->order > y->order) - (x->order < y->order); /* ties in module order */
-}
-
-/* Hands out the defined functions, largest first, each to the unit with the least so far.
- * Returns the number of units used, 0 when out of memory. */
-static int plan_units(LLVMModuleRef m, unit *u, int max) {
-  unsigned nfns = 0, total = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) nfns += !LLVMIsDeclaration(f);
-  sized_fn *fns = calloc(nfns + 1, sizeof *fns);
-  if (!fns) return 0;
-  nfns = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f)) fns[nfns] = (sized_fn){f, function_size(f), nfns}, total += fns[nfns++].size;
-  qsort(fns, nfns, sizeof *fns, larger_first);
-  int fit = (int)(total / UNIT_MIN_INSTRS), used = 1;
-  if (max > fit) max = fit < 1 ? 1 : fit;
-  for (int k = 0; k < max; k++)
-    if (!(u[k].mine = calloc((size_t)nfns + 1, sizeof *u[k].mine))) return free(fns), 0;
-  for (unsigned i = 0; i < nfns; i++) {
-    int least = 0;
-    for (int k = 1; k < max; k++)
-      if (u[k].size < u[least].size) least = k;
-    size_t len;
-    u[least].mine[u[least].nmine++] = strdup(LLVMGetValueName2(fns[i].fn, &len));
-    u[least].size += fns[i].size;
-    if (least + 1 > used) used = least + 1;
-  }
-  free(fns);
-  return used;
-}
-
-/* Units 1..n-1 on threads of their own (or here, if a thread cannot start), unit 0 here. */
+/* Units 1..n-1 on threads of their own (or here, if a thread cannot start), unit 0 here. The
+ * others read the front end's module back before unit 0 lowers into it. */
 static void run_units(unit *u, int n) {
   pthread_t th[JIT_UNITS_MAX];
   int started[JIT_UNITS_MAX] = {0};
@@ -288,12 +267,11 @@ static void run_units(unit *u, int n) {
 /* Hands the unit's object to the JIT (the first error wins) and frees the rest of the unit. */
 static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef tracker,
                                weft_status st, char **err) {
-  if (!st && u->error) st = WEFT_ERROR_JIT, *err = u->error, u->error = NULL;
-  if (!u->nmine) return free(u->mine), st; /* a unit not needed */
-  if (!st) debug_dump("optimized", u->m);
-  if (debug_wants("time"))
-    fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: optimisation %.2f ms, code gen %.2f ms\n",
-            u->index, u->nmine, u->size, u->ms[0], u->ms[1]);
+  if (!st && u->status) st = u->status, *err = u->error, u->error = NULL;
+  if (!st && u->nfns) debug_dump("optimized", u->m);
+  if (debug_wants("time") && u->nfns)
+    fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: lowering %.2f ms, optimisation %.2f ms, code gen %.2f ms\n",
+            u->index, u->nfns, u->size, u->ms[0], u->ms[1], u->ms[2]);
   if (!st && u->object) {
     LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, tracker, u->object);
     u->object = NULL;
@@ -303,25 +281,20 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
   free(u->error);
   if (u->index > 0 && u->m) LLVMDisposeModule(u->m);
   if (u->c) LLVMContextDispose(u->c);
-  for (int i = 0; i < u->nmine; i++) free(u->mine[i]);
-  free(u->mine);
   return st;
 }
 
-weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMOrcResourceTrackerRef *tracker,
-                        char **err) {
-  weft_status st = prepare(j, m, err);
-  if (st) return st;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int max = cpus < 1 ? 1 : cpus < JIT_UNITS_MAX ? (int)cpus : JIT_UNITS_MAX;
+weft_status jit_compile(weft_jit *j, LLVMModuleRef m, unsigned size, jit_lower_fn *lower,
+                        void *arg, LLVMOrcResourceTrackerRef *tracker, char **err) {
+  int n = units_for(size);
   unit u[JIT_UNITS_MAX] = {{0}};
-  for (int k = 0; k < max; k++) u[k].j = j, u[k].index = k;
+  for (int k = 0; k < n; k++) u[k] = (unit){.j = j, .index = k, .nunits = n, .lower = lower, .arg = arg};
   u[0].m = m;
-  int n = plan_units(m, u, max);
-  if (n) run_units(u, n);
+  run_units(u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
-  for (int k = 0; k < max; k++) st = finish_unit(j, &u[k], *tracker, st, err);
-  return n ? st : WEFT_ERROR_OUT_OF_MEMORY;
+  weft_status st = WEFT_SUCCESS;
+  for (int k = 0; k < n; k++) st = finish_unit(j, &u[k], *tracker, st, err);
+  return st;
 }
 
 /* ---- warming up ---- */
@@ -391,10 +364,9 @@ void jit_warm_up(weft_jit *j, unsigned G) {
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("warm_up", c);
   build_warm_up(m, G);
-  char *err = NULL;
-  unit u = {.j = j, .m = m};
-  if (!prepare(j, m, &err)) compile_unit(&u);
-  free(err), free(u.error);
+  unit u = {.j = j, .m = m, .nunits = 1};
+  compile_unit(&u);
+  free(u.error);
   if (u.object) LLVMDisposeMemoryBuffer(u.object);
   LLVMDisposeModule(m);
   LLVMContextDispose(c);

@@ -1,6 +1,7 @@
 /* A kernel's interface to the runtime: its parameters (from clang's kernel_arg_* metadata), the
  * argument block they are stored in, the argument setter that libffi calls once per launch,
  * and the warp function's entry and exit around the blocks that lower.c emits. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,8 +362,27 @@ static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
   k->ipdom = ipdom, k->first_line = fl, k->last_line = ll, k->ninstr = ni;
 }
 
+/* Sets mine[p] for the parts of g that split's unit emits (lower_split in compiler.h). */
+static void plan_parts(weft_arena *a, const cfg *g, lower_split *split, unsigned char *mine) {
+  unsigned *size = ARENA_NEW(a, unsigned, g->nparts);
+  for (int p = 0; p < g->nparts; p++) {
+    mine[p] = !split;
+    for (int pc = g->part_first[p]; pc < g->part_first[p + 1]; pc++) size[p] += cfg_instrs(g->blocks[pc].bb);
+  }
+  for (int given = 0; split && given < g->nparts; given++) {
+    int big = -1, least = 0;
+    for (int p = 0; p < g->nparts; p++)
+      if (size[p] != UINT_MAX && (big < 0 || size[p] > size[big])) big = p;
+    for (int u = 1; u < split->nunits; u++)
+      if (split->load[u] < split->load[least]) least = u;
+    split->load[least] += size[big];
+    mine[big] = least == split->unit;
+    size[big] = UINT_MAX;
+  }
+}
+
 weft_status lower_kernel(LLVMValueRef kfn, unsigned program, unsigned W, unsigned G, int avx512,
-                         lowered_kernel *out, char **err) {
+                         lower_split *split, lowered_kernel *out, char **err) {
   memset(out, 0, sizeof *out);
   LLVMModuleRef m = LLVMGetGlobalParent(kfn);
   size_t len;
@@ -390,11 +410,14 @@ weft_status lower_kernel(LLVMValueRef kfn, unsigned program, unsigned W, unsigne
   L.b = LLVMCreateBuilderInContext(L.c);
   L.bbs = ARENA_NEW(L.a, LLVMBasicBlockRef, g->nblocks);
   L.part_fns = ARENA_NEW(L.a, LLVMValueRef, g->nparts);
+  unsigned char *mine = ARENA_NEW(L.a, unsigned char, g->nparts);
+  plan_parts(L.a, g, split, mine);
   for (int p = 0; p < g->nparts; p++) L.part_fns[p] = create_run_fn(m, out->run_name, p);
-  for (L.part = 0; L.part < g->nparts; L.part++) build_part(&L, kfn, k);
+  for (L.part = 0; L.part < g->nparts; L.part++)
+    if (mine[L.part]) build_part(&L, kfn, k);
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;
   k->static_local_size = L.static_local_size;
-  build_setargs(kfn, k, out->setargs_name);
+  if ((out->has_entry = mine[0])) build_setargs(kfn, k, out->setargs_name);
   LLVMDisposeBuilder(L.b);
   arena_release(L.a);
   if (L.error) {
