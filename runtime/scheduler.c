@@ -88,7 +88,7 @@ static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
     g->group_id[1] = index / nx % ny;
     g->group_id[2] = index / (nx * ny);
   }
-  memset(w->local_mem, 0, p->local_bytes);
+  if (p->local_bytes) memset(w->local_mem, 0, p->local_bytes); /* most kernels have none */
 }
 
 /* The lanes of warp i that are work-items: all but the tail of the last warp. */
