@@ -77,6 +77,7 @@ typedef struct cfg {
   cfg_block *blocks; /* indexed by PC */
   int nparts;        /* 0 until parts_compute */
   int *part_first;   /* part p holds PCs part_first[p] .. part_first[p+1]-1 */
+  unsigned *part_instrs; /* kernel instructions in part p */
 } cfg;
 
 cfg *cfg_build(weft_arena *a, LLVMValueRef fn);

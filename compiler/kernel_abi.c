@@ -365,10 +365,7 @@ static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
 /* Sets mine[p] for the parts of g that split's unit emits (lower_split in compiler.h). */
 static void plan_parts(weft_arena *a, const cfg *g, lower_split *split, unsigned char *mine) {
   unsigned *size = ARENA_NEW(a, unsigned, g->nparts);
-  for (int p = 0; p < g->nparts; p++) {
-    mine[p] = !split;
-    for (int pc = g->part_first[p]; pc < g->part_first[p + 1]; pc++) size[p] += cfg_instrs(g->blocks[pc].bb);
-  }
+  for (int p = 0; p < g->nparts; p++) mine[p] = !split, size[p] = g->part_instrs[p];
   for (int given = 0; split && given < g->nparts; given++) {
     int big = -1, least = 0;
     for (int p = 0; p < g->nparts; p++)

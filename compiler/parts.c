@@ -48,6 +48,9 @@ void parts_compute(weft_arena *a, cfg *g) {
     g->part_first[++g->nparts] = last = k;
   }
   g->part_first[++g->nparts] = n;
-  for (int p = 0; p < g->nparts; p++)
+  g->part_instrs = ARENA_NEW(a, unsigned, g->nparts);
+  for (int p = 0; p < g->nparts; p++) {
+    g->part_instrs[p] = (unsigned)(before[g->part_first[p + 1]] - before[g->part_first[p]]);
     for (int pc = g->part_first[p]; pc < g->part_first[p + 1]; pc++) g->blocks[pc].part = p;
+  }
 }
