@@ -192,9 +192,27 @@ typedef weft_status jit_lower_fn(void *arg, LLVMModuleRef m, int unit, int nunit
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, unsigned size, jit_lower_fn *lower,
                         void *arg, LLVMOrcResourceTrackerRef *tracker, char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
-/* Generates code for a small loop shaped like lowered code and throws it away: the first code
- * generation in a process costs much more than the next (page faults, LLVM's lazy tables). */
+/* Generates code for a small loop shaped like lowered code and throws it away, and maps heap
+ * for code generation to reuse, here and then (without waiting) on each other compile thread:
+ * the first code generation in a process costs much more than the next (page faults, LLVM's
+ * lazy tables). */
 void jit_warm_up(weft_jit *j, unsigned G);
 void jit_remove(LLVMOrcResourceTrackerRef tracker);
+
+/* --- jit_thread.c: a compile unit's thread, kept from build to build --- */
+#include <pthread.h>
+typedef void jit_job(void *arg);
+typedef struct jit_thread {
+  pthread_t tid;
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* a job handed over, a job done, quit */
+  jit_job *job;        /* NULL: idle */
+  void *arg;
+  int quit, started;
+} jit_thread;
+int jit_thread_start(jit_thread *t); /* 1: running (already, or now); 0: cannot start */
+void jit_thread_run(jit_thread *t, jit_job *job, void *arg);
+void jit_thread_wait(jit_thread *t); /* until its job is done */
+void jit_thread_stop(jit_thread *t); /* after its job; then it may start again */
 
 #endif

@@ -14,19 +14,29 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
+
+typedef struct jit_warm {
+  weft_jit *j;
+  int index;
+} jit_warm;
 
 struct weft_jit {
   LLVMOrcLLJITRef lljit;
   LLVMTargetRef target;
   LLVMTargetMachineRef tm; /* the host's data layout */
   LLVMTargetMachineRef tms[JIT_UNITS_MAX]; /* one per compile unit, made when first needed */
+  jit_thread threads[JIT_UNITS_MAX];       /* units 1..: started when first needed */
+  jit_warm warm[JIT_UNITS_MAX];            /* the units' warm-up jobs */
+  unsigned warm_lanes;                     /* G, for the warm-up */
   char *triple, *cpu, *features;
 };
 
@@ -96,6 +106,7 @@ weft_status jit_create(weft_jit **out, char **err) {
 
 void jit_release(weft_jit *j) {
   if (!j) return;
+  for (int k = 1; k < JIT_UNITS_MAX; k++) jit_thread_stop(&j->threads[k]);
   if (j->lljit) LLVMOrcDisposeLLJIT(j->lljit);
   if (j->tm) LLVMDisposeTargetMachine(j->tm);
   for (int k = 0; k < JIT_UNITS_MAX; k++)
@@ -205,7 +216,7 @@ static double now_ms(void) {
 }
 
 static weft_status lower_unit(unit *u) {
-  if (u->index > 0 && read_back(u)) return u->status;
+  if (!u->m && read_back(u)) return u->status; /* units > 0 of a build */
   if (u->lower && (u->status = u->lower(u->arg, u->m, u->index, u->nunits, &u->error))) return u->status;
   if (u->index > 0) globals_from_unit0(u->m);
   measure(u);
@@ -213,17 +224,20 @@ static weft_status lower_unit(unit *u) {
   return u->status = prepare(u->j, u->m, &u->error);
 }
 
-static void *compile_unit(void *arg) {
+static void compile_unit(void *arg) {
   unit *u = arg;
   double t0 = now_ms();
-  if (lower_unit(u) || !u->nfns) return NULL;
+  if (lower_unit(u) || !u->nfns) return;
   double t1 = now_ms();
   char *msg = NULL;
   LLVMTargetMachineRef tm = unit_tm(u->j, u->index);
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(u->m, unit_pipeline, tm, o);
   LLVMDisposePassBuilderOptions(o);
-  if (e) return u->status = take_error(e, "optimisation failed", &u->error), NULL;
+  if (e) {
+    u->status = take_error(e, "optimisation failed", &u->error);
+    return;
+  }
   double t2 = now_ms();
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, u->m, LLVMObjectFile, &msg, &u->object)) {
     if (asprintf(&u->error, "weft: code generation failed: %s", msg) < 0) u->error = NULL;
@@ -232,7 +246,6 @@ static void *compile_unit(void *arg) {
   }
   LLVMDisposeMessage(msg);
   u->ms[0] = t1 - t0, u->ms[1] = t2 - t1, u->ms[2] = now_ms() - t2;
-  return NULL;
 }
 
 /* A thread pays for itself from about this many instructions of kernel code, as much as a part
@@ -240,27 +253,28 @@ static void *compile_unit(void *arg) {
  * samples/mandelbrot.cl 41 (one). */
 #define UNIT_MIN_INSTRS 40
 
-static int units_for(unsigned size) {
+static int units_max(void) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  unsigned n = cpus < 1 ? 1 : cpus < JIT_UNITS_MAX ? (unsigned)cpus : JIT_UNITS_MAX;
+  return cpus < 1 ? 1 : cpus < JIT_UNITS_MAX ? (int)cpus : JIT_UNITS_MAX;
+}
+
+static int units_for(unsigned size) {
+  unsigned n = (unsigned)units_max();
   if (n > size / UNIT_MIN_INSTRS) n = size < 2 * UNIT_MIN_INSTRS ? 1 : size / UNIT_MIN_INSTRS;
   return debug_wants("lowered") ? 1 : (int)n; /* one module to show */
 }
 
-/* Units 1..n-1 on threads of their own (or here, if a thread cannot start), unit 0 here. The
+/* Units 1..n-1 on the JIT's threads (or here, if a thread cannot start), unit 0 here. The
  * others read the front end's module back before unit 0 lowers into it. */
-static void run_units(unit *u, int n) {
-  pthread_t th[JIT_UNITS_MAX];
-  int started[JIT_UNITS_MAX] = {0};
+static void run_units(weft_jit *j, unit *u, int n) {
   LLVMMemoryBufferRef bc = n > 1 ? LLVMWriteBitcodeToMemoryBuffer(u[0].m) : NULL;
   for (int k = 1; k < n; k++) {
     u[k].bitcode = bc;
-    started[k] = pthread_create(&th[k], NULL, compile_unit, &u[k]) == 0;
-    if (!started[k]) compile_unit(&u[k]);
+    if (jit_thread_start(&j->threads[k])) jit_thread_run(&j->threads[k], compile_unit, &u[k]);
+    else compile_unit(&u[k]);
   }
   compile_unit(&u[0]);
-  for (int k = 1; k < n; k++)
-    if (started[k]) pthread_join(th[k], NULL);
+  for (int k = 1; k < n; k++) jit_thread_wait(&j->threads[k]);
   if (bc) LLVMDisposeMemoryBuffer(bc);
 }
 
@@ -290,7 +304,7 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, unsigned size, jit_lower_f
   unit u[JIT_UNITS_MAX] = {{0}};
   for (int k = 0; k < n; k++) u[k] = (unit){.j = j, .index = k, .nunits = n, .lower = lower, .arg = arg};
   u[0].m = m;
-  run_units(u, n);
+  run_units(j, u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
   weft_status st = WEFT_SUCCESS;
   for (int k = 0; k < n; k++) st = finish_unit(j, &u[k], *tracker, st, err);
@@ -360,16 +374,54 @@ static void build_warm_up(LLVMModuleRef m, unsigned G) {
   LLVMDisposeBuilder(b);
 }
 
-void jit_warm_up(weft_jit *j, unsigned G) {
+/* glibc gives the top of a thread's heap back to the system once it is larger than the trim
+ * threshold (128 KiB at first), so the pages that a build's code generation touched would be gone
+ * by the next: but freeing a block that it had mapped on its own raises that threshold to twice
+ * the block's size (mallopt(3), M_MMAP_THRESHOLD). A block of 2 * WARM_HEAP_BYTES does it, once
+ * per process; then each compile thread touches WARM_HEAP_BYTES of its heap, which the next
+ * build finds mapped (bench/k50.cl's units touch 2-3.5 MB). Populating in one call first costs
+ * a fraction of a fault per page; the first touch after it still costs a little. */
+#define WARM_HEAP_BYTES (4u << 20)
+
+static void keep_heap(void) {
+  volatile char *big = malloc(2 * WARM_HEAP_BYTES);
+  if (big) big[0] = 0, free((void *)big);
+}
+
+static void warm_heap(void) {
+  char *block = malloc(WARM_HEAP_BYTES);
+  if (!block) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = ((uintptr_t)block + page - 1) & ~(page - 1),
+            end = ((uintptr_t)block + WARM_HEAP_BYTES) & ~(page - 1);
+  madvise((void *)at, end - at, MADV_POPULATE_WRITE); /* may fail (Linux < 5.14): the touch does it */
+  for (; at < end; at += page) *(volatile char *)at = 0;
+  free(block);
+}
+
+/* Compile unit k's warm-up, on its thread: its target machine, code generation's lazy tables and
+ * its first touch of LLVM's code, and its heap. */
+static void warm_up_unit(void *arg) {
+  jit_warm *w = arg;
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("warm_up", c);
-  build_warm_up(m, G);
-  unit u = {.j = j, .m = m, .nunits = 1};
+  build_warm_up(m, w->j->warm_lanes);
+  unit u = {.j = w->j, .m = m, .index = w->index, .nunits = 1};
   compile_unit(&u);
   free(u.error);
   if (u.object) LLVMDisposeMemoryBuffer(u.object);
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
+  warm_heap();
+}
+
+/* Unit 0's warm-up here; the other threads' go on while the caller waits for clang. */
+void jit_warm_up(weft_jit *j, unsigned G) {
+  keep_heap();
+  j->warm_lanes = G;
+  for (int k = 0; k < units_max(); k++) j->warm[k] = (jit_warm){j, k};
+  warm_up_unit(&j->warm[0]);
+  for (int k = 1; k < units_max(); k++)
+    if (jit_thread_start(&j->threads[k])) jit_thread_run(&j->threads[k], warm_up_unit, &j->warm[k]);
 }
 
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err) {
