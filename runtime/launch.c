@@ -336,6 +336,9 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
                     policy, names);
   }
   p->nwarps = (p->group_items + k->warp - 1) / k->warp;
+  unsigned tail = p->group_items - (p->nwarps - 1) * k->warp; /* 1..warp */
+  p->live[0] = k->warp == 64 ? ~0ull : (1ull << k->warp) - 1;
+  p->live[1] = tail == 64 ? ~0ull : (1ull << tail) - 1;
   return check_args(k, nargs, args, err, errlen);
 }
 

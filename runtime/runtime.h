@@ -179,6 +179,7 @@ typedef struct launch_plan {
   uint64_t ngroups;        /* work-groups of the launch */
   unsigned group_items;    /* work-items per work-group */
   unsigned nwarps;         /* warps per work-group */
+  uint64_t live[2];        /* lanes that are work-items: of a warp but the last, of the last */
   uint64_t serial;         /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace;        /* NULL: no warp is traced */
 } launch_plan;

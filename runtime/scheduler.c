@@ -92,11 +92,7 @@ static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
 }
 
 /* The lanes of warp i that are work-items: all but the tail of the last warp. */
-static uint64_t live_mask(const launch_plan *p, unsigned i) {
-  unsigned width = p->k->warp, items = p->group_items - i * width;
-  if (items >= width) return width == 64 ? ~0ull : (1ull << width) - 1;
-  return (1ull << items) - 1;
-}
+static uint64_t live_mask(const launch_plan *p, unsigned i) { return p->live[i + 1 == p->nwarps]; }
 
 /* Once per launch on this worker: what is the same for warp i in every work-group, its lanes'
  * local ids above all, which cost divisions. */
