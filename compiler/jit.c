@@ -216,9 +216,10 @@ static double now_ms(void) {
 }
 
 static weft_status lower_unit(unit *u) {
-  if (!u->m && read_back(u)) return u->status; /* units > 0 of a build */
+  int copy = !u->m; /* units > 0 of a build work on a copy of the front end's module */
+  if (copy && read_back(u)) return u->status;
   if (u->lower && (u->status = u->lower(u->arg, u->m, u->index, u->nunits, &u->error))) return u->status;
-  if (u->index > 0) globals_from_unit0(u->m);
+  if (copy) globals_from_unit0(u->m);
   measure(u);
   if (u->lower) debug_dump("lowered", u->m); /* asked for, a build is one unit (units_for) */
   return u->status = prepare(u->j, u->m, &u->error);
