@@ -1,7 +1,8 @@
 /* The threads of compile units 1..n-1: started once and kept as long as their JIT, each running
  * one job at a time. A thread made for each build would start with a cold heap arena and stack:
  * on this project's VMs the first touch of a page costs about 13 µs, and a unit of
- * bench/k50.cl touches some 800 new pages (10 ms of a 50 ms back end). A thread kept has them. */
+ * bench/k50.cl touches some 800 new pages (10 ms of a 50 ms back end). A thread kept has them,
+ * once glibc keeps its freed heap (jit.c's warm-up sees to that). */
 #include <pthread.h>
 
 #include "compiler.h"
