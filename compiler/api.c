@@ -210,7 +210,7 @@ static weft_status lower_unit(void *arg, LLVMModuleRef m, int unit, int nunits, 
 static unsigned count_kernels(weft_program *p, LLVMModuleRef m) {
   unsigned size = 0;
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), p->nkernels++)
-    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) size += cfg_instrs(b);
+    size += cfg_fn_instrs(f);
   return size;
 }
 

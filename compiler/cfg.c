@@ -90,6 +90,12 @@ unsigned cfg_instrs(LLVMBasicBlockRef bb) {
   return n;
 }
 
+unsigned cfg_fn_instrs(LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) n += cfg_instrs(b);
+  return n;
+}
+
 int cfg_pc_of(const cfg *g, LLVMBasicBlockRef bb) {
   for (int pc = 0; pc < g->nblocks; pc++)
     if (g->blocks[pc].bb == bb) return pc;

@@ -83,6 +83,7 @@ typedef struct cfg {
 cfg *cfg_build(weft_arena *a, LLVMValueRef fn);
 int cfg_pc_of(const cfg *g, LLVMBasicBlockRef bb); /* -1 when unreachable */
 unsigned cfg_instrs(LLVMBasicBlockRef bb);         /* instructions in a block, its terminator too */
+unsigned cfg_fn_instrs(LLVMValueRef fn);           /* instructions in all of a function's blocks */
 int cfg_is_branch(const cfg_block *b); /* conditional branch or switch with 2+ distinct targets */
 
 /* --- postdom.c: immediate post-dominators (Cooper, Harvey, Kennedy on the reversed CFG) --- */

@@ -197,7 +197,7 @@ static void measure(unit *u) {
   for (LLVMValueRef f = LLVMGetFirstFunction(u->m); f; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f)) continue;
     u->nfns++;
-    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) u->size += cfg_instrs(b);
+    u->size += cfg_fn_instrs(f);
   }
 }
 
