@@ -5,7 +5,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
@@ -272,9 +271,7 @@ static weft_program *cache_find(weft_context *ctx, const char *key) {
 
 /* WEFT_DEBUG=time prints how long each phase of a build took, to stderr. */
 static double debug_time(const char *phase, double since) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  double now = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+  double now = rt_now_ms();
   if (phase && debug_wants("time")) fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
   return now;
 }

@@ -9,6 +9,7 @@
  * off) while the pipeline runs. clang's baseline target-cpu/target-features are removed so that
  * code generation later targets the host CPU. */
 #include "compiler.h"
+#include "runtime.h"
 
 #include <errno.h>
 #include <llvm-c/BitReader.h>
@@ -20,7 +21,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -79,19 +79,14 @@ static int add_user_options(char **argv, int argc, int max, char *options) {
 struct frontend_clang {
   pid_t pid;
   int in, out, err; /* -1 when closed */
-  struct timespec started;
+  double started; /* ms, rt_now_ms */
 };
 
 /* clang-19 takes about 75 ms to start on this project's 2-core VMs (relocating libLLVM and
  * libclang-cpp); work done on the waiting thread within the first half of that is free. */
 #define STARTUP_FREE_MS 40
 
-static int in_startup(const frontend_clang *c) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  double ms = (now.tv_sec - c->started.tv_sec) * 1e3 + (now.tv_nsec - c->started.tv_nsec) / 1e6;
-  return ms < STARTUP_FREE_MS;
-}
+static int in_startup(const frontend_clang *c) { return rt_now_ms() - c->started < STARTUP_FREE_MS; }
 
 static void clang_close(frontend_clang *c) {
   if (c->in >= 0) close(c->in);
@@ -112,7 +107,7 @@ static int clang_spawn(const char *input, int in_fd, const char *options, fronte
   int argc = add_user_options(argv, 18, 60, opts), out[2];
   argv[argc++] = (char *)input;
   argv[argc] = NULL;
-  *c = (frontend_clang){0, -1, -1, memfd_create("clang-diagnostics", 0), {0, 0}};
+  *c = (frontend_clang){0, -1, -1, memfd_create("clang-diagnostics", 0), 0};
   if (c->err < 0 || pipe(out) != 0) {
     free(opts);
     clang_close(c);
@@ -125,7 +120,7 @@ static int clang_spawn(const char *input, int in_fd, const char *options, fronte
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, c->err, 2);
   posix_spawn_file_actions_addclose(&fa, out[0]);
-  clock_gettime(CLOCK_MONOTONIC, &c->started);
+  c->started = rt_now_ms();
   int rc = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
+#include "runtime.h"
 
 typedef struct jit_warm {
   weft_jit *j;
@@ -209,12 +209,6 @@ static LLVMTargetMachineRef unit_tm(weft_jit *j, int index) {
   return j->tms[index];
 }
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static weft_status lower_unit(unit *u) {
   int copy = !u->m; /* units > 0 of a build work on a copy of the front end's module */
   if (copy && read_back(u)) return u->status;
@@ -227,9 +221,9 @@ static weft_status lower_unit(unit *u) {
 
 static void compile_unit(void *arg) {
   unit *u = arg;
-  double t0 = now_ms();
+  double t0 = rt_now_ms();
   if (lower_unit(u) || !u->nfns) return;
-  double t1 = now_ms();
+  double t1 = rt_now_ms();
   char *msg = NULL;
   LLVMTargetMachineRef tm = unit_tm(u->j, u->index);
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
@@ -239,14 +233,14 @@ static void compile_unit(void *arg) {
     u->status = take_error(e, "optimisation failed", &u->error);
     return;
   }
-  double t2 = now_ms();
+  double t2 = rt_now_ms();
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, u->m, LLVMObjectFile, &msg, &u->object)) {
     if (asprintf(&u->error, "weft: code generation failed: %s", msg) < 0) u->error = NULL;
     u->status = WEFT_ERROR_JIT;
     u->object = NULL;
   }
   LLVMDisposeMessage(msg);
-  u->ms[0] = t1 - t0, u->ms[1] = t2 - t1, u->ms[2] = now_ms() - t2;
+  u->ms[0] = t1 - t0, u->ms[1] = t2 - t1, u->ms[2] = rt_now_ms() - t2;
 }
 
 /* A thread pays for itself from about this many instructions of kernel code, as much as a part

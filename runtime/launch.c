@@ -9,7 +9,6 @@
 #include <ffi.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime.h"
 
@@ -298,12 +297,6 @@ static weft_status run_item(void *arg, unsigned worker, uint64_t item) {
   return sched_run_group(&j->rt->workers[worker], j->plan, item);
 }
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* Runs the planned work-groups on the pool and sums the workers' counters. */
 static weft_status run_plan(weft_runtime *rt, launch_plan *p, run_counters *sum, char *err,
                             size_t errlen) {
@@ -379,7 +372,7 @@ weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *
   if (s != WEFT_SUCCESS) return s;
   p.trace = trace ? &tr : NULL;
 
-  double start = now_ms();
+  double start = rt_now_ms();
   uint64_t *offsets = calloc(k->nparams + 1, sizeof *offsets);
   void *block = aligned_alloc(RT_CACHE_LINE, rt_align64(k->args_size ? k->args_size : 1));
   run_counters sum = {0};
@@ -393,7 +386,7 @@ weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *
   s = layout_local(k, args, offsets, &p, err, errlen);
   if (s == WEFT_SUCCESS) s = call_setargs(k, args, offsets, block, err, errlen);
   if (s == WEFT_SUCCESS) s = run_plan(rt, &p, &sum, err, errlen);
-  if (stats) stats_fill(stats, &sum, k, now_ms() - start);
+  if (stats) stats_fill(stats, &sum, k, rt_now_ms() - start);
 out:
   free(block);
   free(offsets);

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "kernel.h"
 #include "weft.h"
@@ -22,6 +23,13 @@
 #define RT_ERR_LEN 256          /* bytes of an error message kept per worker */
 
 static inline size_t rt_align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Milliseconds on the monotonic clock: launch times, and the build's phases (compiler/). */
+static inline double rt_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 /* --- status.c: status names and one-line error messages --- */
 /* Writes the message into err (when err and errlen allow) and returns status. */
