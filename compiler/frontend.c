@@ -82,8 +82,9 @@ struct frontend_clang {
   double started; /* ms, rt_now_ms */
 };
 
-/* clang-19 takes about 75 ms to start on this project's 2-core VMs (relocating libLLVM and
- * libclang-cpp); work done on the waiting thread within the first half of that is free. */
+/* clang-19 takes 75-125 ms to start on this project's 2-core VMs, depending on the day
+ * (relocating libLLVM and libclang-cpp, and their page faults); work that the waiting thread
+ * starts within the first 40 ms of that is free. */
 #define STARTUP_FREE_MS 40
 
 static int in_startup(const frontend_clang *c) { return rt_now_ms() - c->started < STARTUP_FREE_MS; }
