@@ -43,12 +43,17 @@ static int in_list(const char *const *list, const char *name) {
 }
 
 /* The scalar type code of a mangled parameter list's first parameter, looking through
- * pointers, address spaces, qualifiers and vector types ("PU3AS1Vi" -> 'i', "Dv4_f" -> 'f'). */
+ * pointers, qualifiers and vector types ("PU3AS1Vi" -> 'i', "Dv4_f" -> 'f'). Address spaces are
+ * vendor qualifiers, U<length><name>: clang writes U3AS1 for some builtins and U8CLglobal or
+ * U7CLlocal for others (the atomics). */
 static char first_scalar(const char *p) {
   for (;;) {
     if (*p == 'P' || *p == 'V' || *p == 'K') p++;
-    else if (!strncmp(p, "U3AS", 4)) p += 5;
-    else if (!strncmp(p, "Dv", 2)) {
+    else if (*p == 'U' && *(p + 1) >= '0' && *(p + 1) <= '9') {
+      char *name;
+      unsigned long n = strtoul(p + 1, &name, 10);
+      p = name + strnlen(name, n);
+    } else if (!strncmp(p, "Dv", 2)) {
       p += 2;
       while (*p >= '0' && *p <= '9') p++;
       if (*p == '_') p++;

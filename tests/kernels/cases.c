@@ -70,6 +70,7 @@ const kcase kcases[] = {
     CASE(prefix_sum, R1(512, 128), 3, G(I32, 512, -100, 100), G(I32, 512, 0, 0), L(I32, 128)),
     CASE(atomics_global, R1(2048, 64), 4, G(I32, 2048, -1000, 1000), G(I32, 16, 0, 0),
          G(I32, 6, 0, 0), G(U32, 1, 0, 0)),
+    CASE(atomics_unsigned, R1(1024, 64), 3, GBITS(U32, 1024), GBITS(U32, 2 + 2 * 16), L(U32, 2)),
     CASE(atomic_tickets, R1(2048, 64), 3, G(I32, 2048, -1000, 1000), G(I32, 3 * 2048, 0, 0),
          G(I32, 3, 0, 0)),
     CASE(atomics_local, R1(4096, 1024), 4, G(I32, 4096, 0, 100), G(I32, 33, 0, 0), L(I32, 32),

@@ -357,6 +357,16 @@ void oracle_atomics_global(kio *io) {
   OUT(uint32_t, 3)[0] += (uint32_t)N(io);
 }
 
+void oracle_atomics_unsigned(kio *io) {
+  uint32_t *st = OUT(uint32_t, 1);
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], *group = st + 2 + 2 * (i / LSIZE(io));
+    if (i % LSIZE(io) == 0) group[0] = 0, group[1] = UINT32_MAX;
+    st[0] = x > st[0] ? x : st[0], st[1] = x < st[1] ? x : st[1];
+    group[0] = x > group[0] ? x : group[0], group[1] = x < group[1] ? x : group[1];
+  }
+}
+
 void oracle_atomic_tickets(kio *io) {
   int32_t *seen = OUT(int32_t, 1), *count = OUT(int32_t, 2);
   size_t n = N(io);
