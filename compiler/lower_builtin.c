@@ -286,6 +286,28 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
 
 static int unsigned_code(char c) { return c == 'h' || c == 't' || c == 'j' || c == 'm'; }
 
+/* The integer constant v of type t, splat over t's elements when t is a vector (at most G
+ * lanes of 16 components). */
+static LLVMValueRef const_int_like(LLVMTypeRef t, unsigned long long v) {
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMConstInt(t, v, 0);
+  LLVMValueRef e[16 * 16];
+  unsigned n = LLVMGetVectorSize(t);
+  for (unsigned i = 0; i < n && i < 16 * 16; i++) e[i] = LLVMConstInt(LLVMGetElementType(t), v, 0);
+  return LLVMConstVector(e, n < 16 * 16 ? n : 16 * 16);
+}
+
+/* mul_hi: the high half of the full product, in twice the width (i128 for long). */
+static LLVMValueRef mul_hi(lower *L, LLVMValueRef x, LLVMValueRef y, int u) {
+  LLVMTypeRef t = LLVMTypeOf(x), vector = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? t : NULL;
+  unsigned bits = LLVMGetIntTypeWidth(vector ? LLVMGetElementType(t) : t);
+  LLVMTypeRef wide = LLVMIntTypeInContext(L->c, 2 * bits);
+  if (vector) wide = LLVMVectorType(wide, LLVMGetVectorSize(t));
+  LLVMValueRef (*ext)(LLVMBuilderRef, LLVMValueRef, LLVMTypeRef, const char *) =
+      u ? LLVMBuildZExt : LLVMBuildSExt;
+  LLVMValueRef p = LLVMBuildMul(L->b, ext(L->b, x, wide, ""), ext(L->b, y, wide, ""), "");
+  return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, p, const_int_like(wide, bits), ""), t, "");
+}
+
 static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
   LLVMValueRef a[3] = {0};
   unsigned n = LLVMGetNumArgOperands(call);
@@ -297,6 +319,9 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
   if (!strcmp(name, "min")) return minmax(L, mn, a[0], a[1]);
   if (!strcmp(name, "max")) return minmax(L, mx, a[0], a[1]);
   if (!strcmp(name, "clamp")) return minmax(L, mn, minmax(L, mx, a[0], a[1]), a[2]);
+  if (!strcmp(name, "abs_diff")) /* max - min is |x - y| as the unsigned type, even when x - y overflows */
+    return LLVMBuildSub(L->b, minmax(L, mx, a[0], a[1]), minmax(L, mn, a[0], a[1]), "");
+  if (!strcmp(name, "mul_hi")) return mul_hi(L, a[0], a[1], u);
   if (!strcmp(name, "mul24")) return LLVMBuildMul(L->b, a[0], a[1], "");
   if (!strcmp(name, "mad24")) return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, a[0], a[1], ""), a[2], "");
   if (!strcmp(name, "abs"))

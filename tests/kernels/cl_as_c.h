@@ -67,6 +67,13 @@ CL_AS_C_ATOMIC_MINMAX(cl_atomic_min_u, uint, CL_AS_C_LT)
 #define max(a, b) ((a) > (b) ? (a) : (b))
 #define clamp(x, lo, hi) min(max((x), (lo)), (hi))
 #define mad(a, b, c) ((a) * (b) + (c))
+static inline uint cl_abs_diff_i(int x, int y) { return x > y ? (uint)x - (uint)y : (uint)y - (uint)x; }
+static inline uint cl_abs_diff_u(uint x, uint y) { return x > y ? x - y : y - x; }
+#define abs_diff(x, y) _Generic((x), int: cl_abs_diff_i, uint: cl_abs_diff_u)(x, y)
+static inline int cl_mul_hi_i(int x, int y) { return (int)(((long)x * y) >> 32); }
+static inline uint cl_mul_hi_u(uint x, uint y) { return (uint)(((ulong)x * y) >> 32); }
+static inline long cl_mul_hi_l(long x, long y) { return (long)(((__int128)x * y) >> 64); }
+#define mul_hi(x, y) _Generic((x), int: cl_mul_hi_i, uint: cl_mul_hi_u, long: cl_mul_hi_l)(x, y)
 
 static inline float dot(float4 a, float4 b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];

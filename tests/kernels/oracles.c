@@ -451,6 +451,20 @@ void oracle_types_double(kio *io) {
   }
 }
 
+void oracle_int_mul_hi(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    size_t j = i ^ 1;
+    int64_t x = IN(int32_t, 0)[i], y = IN(int32_t, 0)[j];
+    uint64_t u = IN(uint32_t, 1)[i], v = IN(uint32_t, 1)[j];
+    __int128 l = IN(int64_t, 2)[i], m = IN(int64_t, 2)[j];
+    OUT(uint32_t, 3)[2 * i] = (uint32_t)(x > y ? x - y : y - x);
+    OUT(uint32_t, 3)[2 * i + 1] = (uint32_t)(u > v ? u - v : v - u);
+    OUT(int32_t, 4)[i] = (int32_t)(x & 1 ? (x * y) >> 32 : -((y * 3) >> 32));
+    OUT(uint32_t, 5)[i] = (uint32_t)((u * v) >> 32);
+    OUT(int64_t, 6)[i] = (int64_t)((l * m) >> 64);
+  }
+}
+
 void oracle_int_builtins(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int x = IN(int32_t, 0)[i], y = IN(int32_t, 1)[i];
