@@ -79,6 +79,7 @@ static void block_lines(cfg_block *b) {
   for (LLVMValueRef i = LLVMGetFirstInstruction(b->bb); i; i = LLVMGetNextInstruction(i)) {
     int line = (int)LLVMGetDebugLocLine(i);
     if (line <= 0) continue;
+    if (is_barrier_call(i)) b->barrier_line = line; /* last line is often the '}' after it */
     if (!b->first_line || line < b->first_line) b->first_line = line;
     if (line > b->last_line) b->last_line = line;
   }

@@ -68,6 +68,7 @@ typedef struct cfg_block {
   int *succs, *preds; /* PCs; succs in the terminator's order */
   int ipdom;          /* PC of the immediate post-dominator; cfg.nblocks is the virtual exit */
   int first_line, last_line; /* 0 when the block has no debug location */
+  int barrier_line;          /* the line of the barrier that ends the block; 0: none or unknown */
   int part;                  /* the part of the warp function it is lowered into (parts.c) */
 } cfg_block;
 

@@ -118,7 +118,8 @@ void kernel_info_free(lowered_kernel *lk) {
     free((char *)k->params[i].name), free((char *)k->params[i].type_name);
   free((void *)k->params);
   free((void *)k->ipdom), free((void *)k->first_line), free((void *)k->last_line);
-  free((void *)k->ninstr), free((char *)k->name);
+  free((void *)k->barrier_line);
+  free((void *)k->ninstr), free((char *)k->name), free((char *)k->file);
   free(lk->run_name), free(lk->setargs_name);
   memset(lk, 0, sizeof *lk);
 }
@@ -352,14 +353,16 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
 
 static void fill_block_info(const cfg *g, weft_compiled_kernel *k) {
   uint32_t *ipdom = calloc((size_t)g->nblocks + 1, 4), *fl = calloc((size_t)g->nblocks + 1, 4),
-           *ll = calloc((size_t)g->nblocks + 1, 4), *ni = calloc((size_t)g->nblocks + 1, 4);
+           *ll = calloc((size_t)g->nblocks + 1, 4), *ni = calloc((size_t)g->nblocks + 1, 4),
+           *bl = calloc((size_t)g->nblocks + 1, 4);
   for (int pc = 0; pc < g->nblocks; pc++) {
     ipdom[pc] = (uint32_t)g->blocks[pc].ipdom;
     fl[pc] = (uint32_t)g->blocks[pc].first_line, ll[pc] = (uint32_t)g->blocks[pc].last_line;
     ni[pc] = cfg_instrs(g->blocks[pc].bb);
+    bl[pc] = (uint32_t)g->blocks[pc].barrier_line;
   }
   k->nblocks = (unsigned)g->nblocks;
-  k->ipdom = ipdom, k->first_line = fl, k->last_line = ll, k->ninstr = ni;
+  k->ipdom = ipdom, k->first_line = fl, k->last_line = ll, k->ninstr = ni, k->barrier_line = bl;
 }
 
 /* Sets mine[p] for the parts of g that split's unit emits (lower_split in compiler.h). */
@@ -385,6 +388,8 @@ weft_status lower_kernel(LLVMValueRef kfn, unsigned program, unsigned W, unsigne
   size_t len;
   weft_compiled_kernel *k = &out->info;
   k->name = strdup(LLVMGetValueName2(kfn, &len));
+  const char *file = LLVMGetDebugLocFilename(kfn, &(unsigned){0});
+  k->file = file && *file ? strdup(file) : NULL;
   k->warp = W, k->lanes = G;
   if (asprintf(&out->run_name, "__weft_p%u_run_%s", program, k->name) < 0 ||
       asprintf(&out->setargs_name, "__weft_p%u_setargs_%s", program, k->name) < 0)

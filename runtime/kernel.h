@@ -82,11 +82,13 @@ typedef struct weft_param {
 /* A compiled kernel as the runtime sees it. Owned by the compiler's kernel object. */
 typedef struct weft_compiled_kernel {
   const char *name;
+  const char *file;       /* the source file that defines the kernel, NULL when unknown */
   unsigned warp, lanes;   /* W and G it was compiled for */
   unsigned nblocks;       /* PCs 0..nblocks-1; nblocks is the kernel's end */
   const uint32_t *ipdom;  /* per PC: immediate post-dominator (nblocks: the end) */
   const uint32_t *first_line, *last_line; /* per PC, 0 when unknown */
   const uint32_t *ninstr; /* per PC: instructions of the block, for SIMD efficiency */
+  const uint32_t *barrier_line; /* per PC: the line of the barrier ending the block, 0 if none */
   size_t frame_size;      /* bytes per warp */
   size_t static_local_size; /* bytes of the kernel's own __local arrays */
   size_t args_size;       /* bytes of the argument block */

@@ -112,11 +112,14 @@ static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i)
   }
 }
 
-/* The barrier's source line: the barrier ends its block, so the block's last line; 0: unknown. */
-static uint32_t barrier_line(const weft_compiled_kernel *k, uint32_t pc) {
-  if (pc >= k->nblocks) return 0;
-  if (k->last_line && k->last_line[pc]) return k->last_line[pc];
-  return k->first_line ? k->first_line[pc] : 0;
+#define BARRIER_AT_BUF 256
+/* Where the barrier that ends block pc is: "FILE:LINE", or "line LINE" when the file is not
+ * known ("line 0": neither is). */
+static const char *barrier_at(char *buf, size_t n, const weft_compiled_kernel *k, uint32_t pc) {
+  uint32_t line = pc < k->nblocks && k->barrier_line ? k->barrier_line[pc] : 0;
+  if (k->file) snprintf(buf, n, "%s:%u", k->file, line);
+  else snprintf(buf, n, "line %u", line);
+  return buf;
 }
 
 /* "warp 1 of work-group (0,2,0)", or just the work-group when warp < 0. */
@@ -146,21 +149,21 @@ static int event_ok(const weft_compiled_kernel *k, const weft_warp_ctx *c) {
 static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i, weft_status s) {
   const weft_compiled_kernel *k = p->k;
   const weft_warp_ctx *c = warp_ctx(w, i);
-  char at[96], m[RT_MASK_BUF], live[RT_MASK_BUF];
-  uint32_t line = barrier_line(k, c->from_pc);
+  char at[96], m[RT_MASK_BUF], live[RT_MASK_BUF], bar[BARRIER_AT_BUF];
+  barrier_at(bar, sizeof bar, k, c->from_pc);
   where(at, sizeof at, w, (int)i);
   rt_mask_str(m, c->mask, k->warp);
   rt_mask_str(live, live_mask(p, i), k->warp);
   if (s == WEFT_ERROR_DIVERGENT_BARRIER)
     return rt_error(w->err, sizeof w->err, s,
-                    "divergent barrier in kernel '%s' at line %u: %s reached it with lanes %s of "
+                    "divergent barrier in kernel '%s' at %s: %s reached it with lanes %s of "
                     "%s (policy '%s' needs the whole warp there)",
-                    k->name, line, at, m, live, p->policy->name);
+                    k->name, bar, at, m, live, p->policy->name);
   if (s == WEFT_ERROR_BARRIER_DEADLOCK)
     return rt_error(w->err, sizeof w->err, s,
-                    "barrier in kernel '%s' at line %u can never complete: work-items of %s "
+                    "barrier in kernel '%s' at %s can never complete: work-items of %s "
                     "returned before reaching it (lanes %s of %s reached it)",
-                    k->name, line, at, m, live);
+                    k->name, bar, at, m, live);
   if (s == WEFT_ERROR_OUT_OF_MEMORY)
     return rt_error(w->err, sizeof w->err, s,
                     "kernel '%s': the tables of policy '%s' are full and cannot grow (out of "
@@ -334,23 +337,23 @@ static group_view look(sched_worker *w, const launch_plan *p) {
 
 static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_view *v) {
   const weft_compiled_kernel *k = p->k;
-  uint32_t line = barrier_line(k, v->barrier_pc);
-  char at[96], m[RT_MASK_BUF];
+  char at[96], m[RT_MASK_BUF], bar[BARRIER_AT_BUF], other[BARRIER_AT_BUF];
+  barrier_at(bar, sizeof bar, k, v->barrier_pc);
   where(at, sizeof at, w, v->other_pc != NO_BARRIER ? -1 : v->stuck_warp);
   if (v->other_pc != NO_BARRIER)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
-                    "barriers in kernel '%s' at lines %u and %u can never complete: the "
+                    "barriers in kernel '%s' at %s and %s can never complete: the "
                     "work-items of %s wait at different barriers",
-                    k->name, line, barrier_line(k, v->other_pc), at);
+                    k->name, bar, barrier_at(other, sizeof other, k, v->other_pc), at);
   if (v->stuck_warp >= 0)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
-                    "barrier in kernel '%s' at line %u can never complete: lanes %s of %s "
+                    "barrier in kernel '%s' at %s can never complete: lanes %s of %s "
                     "cannot reach it under policy '%s'",
-                    k->name, line, rt_mask_str(m, v->stuck_lanes, k->warp), at, p->policy->name);
+                    k->name, bar, rt_mask_str(m, v->stuck_lanes, k->warp), at, p->policy->name);
   return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
-                  "barrier in kernel '%s' at line %u can never complete: some work-items of %s "
+                  "barrier in kernel '%s' at %s can never complete: some work-items of %s "
                   "returned before reaching it",
-                  k->name, line, at);
+                  k->name, bar, at);
 }
 
 /* No warp can run: finish, complete the barrier, or report why nothing can move. */

@@ -32,7 +32,7 @@ static weft_status launch(weft_runtime *rt, const weft_compiled_kernel *k, const
 static weft_compiled_kernel ifelse_kernel(void) {
   weft_compiled_kernel k = fake_kernel("ifelse", ifelse_run, FAKE_SETARGS(ifelse_setargs), 4,
                                        ifelse_ipdom, 2, ifelse_params, sizeof(ifelse_args));
-  k.first_line = k.last_line = ifelse_lines;
+  k.first_line = k.last_line = k.barrier_line = ifelse_lines;
   return k;
 }
 
@@ -155,7 +155,7 @@ static void loop_per_lane_trip_count(void **state) {
 static weft_compiled_kernel early_kernel(void) {
   weft_compiled_kernel k = fake_kernel("early", early_run, FAKE_SETARGS(early_setargs), 3,
                                        early_ipdom, 2, early_params, sizeof(early_args));
-  k.first_line = k.last_line = early_lines;
+  k.first_line = k.last_line = k.barrier_line = early_lines;
   return k;
 }
 
@@ -202,7 +202,7 @@ static void divergent_barrier(void **state) {
   weft_runtime *rt = make_rt(1);
   weft_compiled_kernel k = fake_kernel("divbar", divbar_run, FAKE_SETARGS(loop_setargs), 3,
                                        divbar_ipdom, 1, loop_params, 8);
-  k.first_line = divbar_first, k.last_line = divbar_last;
+  k.first_line = divbar_first, k.last_line = k.barrier_line = divbar_last;
   int32_t out[8];
   weft_arg args[] = {buf_arg(out, sizeof out)};
   weft_ndrange r = range1(8, 4);
@@ -230,12 +230,12 @@ static void different_barriers(void **state) {
   weft_runtime *rt = make_rt(1);
   weft_compiled_kernel k = fake_kernel("twobar", twobar_run, FAKE_SETARGS(loop_setargs), 3, ipdom,
                                        1, loop_params, 8);
-  k.first_line = k.last_line = lines;
+  k.first_line = k.last_line = k.barrier_line = lines;
   int32_t out[16];
   weft_arg args[] = {buf_arg(out, sizeof out)};
   weft_ndrange r = range1(16, 8);
   expect_error(launch(rt, &k, &r, 1, args, NULL), WEFT_ERROR_BARRIER_DEADLOCK,
-               "barriers in kernel 'twobar' at lines 21 and 23 can never complete: the "
+               "barriers in kernel 'twobar' at line 21 and line 23 can never complete: the "
                "work-items of work-group (0,0,0) wait at different barriers");
   runtime_release(rt);
 }
@@ -612,7 +612,7 @@ static void error_with_threads(void **state) {
   weft_runtime *rt = make_rt(4);
   weft_compiled_kernel k = fake_kernel("divbar", divbar_run, FAKE_SETARGS(loop_setargs), 3,
                                        divbar_ipdom, 1, loop_params, 8);
-  k.first_line = divbar_first, k.last_line = divbar_last;
+  k.first_line = divbar_first, k.last_line = k.barrier_line = divbar_last;
   static int32_t out[4096];
   weft_arg args[] = {buf_arg(out, sizeof out)};
   weft_ndrange r = range1(4096, 4);

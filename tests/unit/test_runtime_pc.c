@@ -321,7 +321,7 @@ static const weft_param exitbar_params[] = {FAKE_PARAM_GLOBAL("out", "int*", 0),
 static weft_compiled_kernel exitbar_kernel(void) {
   weft_compiled_kernel k = fake_kernel("exitbar", exitbar_run, FAKE_SETARGS(exitbar_setargs), 5,
                                        exitbar_ipdom, 2, exitbar_params, sizeof(exitbar_args));
-  k.first_line = k.last_line = exitbar_lines;
+  k.first_line = k.last_line = k.barrier_line = exitbar_lines;
   k.frame_size = sizeof(loop_frame);
   return k;
 }
@@ -370,14 +370,14 @@ static void barriers_that_cannot_complete(void **state) {
   weft_ndrange r = range1(8, 4);
   weft_compiled_kernel k = fake_kernel("divbar", divbar_run, FAKE_SETARGS(loop_setargs), 3,
                                        divbar_ipdom, 1, loop_params, 8);
-  k.first_line = divbar_first, k.last_line = divbar_last;
+  k.first_line = divbar_first, k.last_line = k.barrier_line = divbar_last;
   expect_error(launch("pc", &k, &r, 1, args, NULL), WEFT_ERROR_BARRIER_DEADLOCK,
                "barrier in kernel 'divbar' at line 7 can never complete: some work-items of "
                "work-group (0,0,0) returned before reaching it");
   static const uint32_t ipdom[] = {3, 3, 3}, lines[] = {20, 21, 23};
   weft_compiled_kernel t = fake_kernel("twobar", twobar_run, FAKE_SETARGS(loop_setargs), 3, ipdom,
                                        1, loop_params, 8);
-  t.first_line = t.last_line = lines;
+  t.first_line = t.last_line = t.barrier_line = lines;
   expect_error(launch("pc", &t, &r, 1, args, NULL), WEFT_ERROR_BARRIER_DEADLOCK,
                "barrier in kernel 'twobar' at line 21 can never complete: lanes 0101 of warp 0 "
                "of work-group (0,0,0) cannot reach it under policy 'pc'");
@@ -405,7 +405,7 @@ static void barriers_and_returns_as_stack(void **state) {
   assert_memory_equal(out[0], out[1], sizeof out[0]);
   weft_compiled_kernel e = fake_kernel("early", early_run, FAKE_SETARGS(early_setargs), 3,
                                        early_ipdom, 2, early_params, sizeof(early_args));
-  e.first_line = e.last_line = early_lines;
+  e.first_line = e.last_line = e.barrier_line = early_lines;
   int32_t mode = 0;
   weft_arg eargs[] = {buf_arg(out[1], sizeof out[1]), i32_arg(&mode)};
   weft_ndrange r = range1(48, 8);
