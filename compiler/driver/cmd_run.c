@@ -105,11 +105,13 @@ int cmd_run(int argc, char **argv) {
   if (rc < 0) {
     rc = launch_prepare(&l);
     if (!rc) rc = launch_repeat(&l, &stats);
-    if (!rc) rc = launch_write_outputs(&l);
-    if (!rc && !l.o.stats)
-      printf("%s: %.3f ms%s\n", weft_kernel_name(l.s.kernel), stats.time_ms,
-             l.p.repeat > 1 ? " (median)" : "");
-    if (!rc) rc = launch_write_stats(&l, &stats, stdout);
+    if (!rc) { /* the run's results: every one that can be written is */
+      rc = launch_write_outputs(&l);
+      if (!l.o.stats)
+        printf("%s: %.3f ms%s\n", weft_kernel_name(l.s.kernel), stats.time_ms,
+               l.p.repeat > 1 ? " (median)" : "");
+      rc |= launch_write_stats(&l, &stats, stdout);
+    }
   }
   launch_free(&l);
   return rc;

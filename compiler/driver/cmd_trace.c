@@ -146,9 +146,11 @@ int cmd_trace(int argc, char **argv) {
     if (!rc) rc = launch_prepare(&l);
     if (!rc) rc = describe(&l, &t, &r);
     if (!rc) rc = run_traced(&l, &t, &r, &stats);
-    if (!rc) rc = launch_write_outputs(&l);
-    if (!rc) rc = write_trace(&l, &t, &r);
-    if (!rc) rc = launch_write_stats(&l, &stats, stderr);
+    if (!rc) { /* the run's results: every one that can be written is */
+      rc = launch_write_outputs(&l);
+      rc |= write_trace(&l, &t, &r);
+      rc |= launch_write_stats(&l, &stats, stderr);
+    }
   }
   trace_rec_free(&r);
   launch_free(&l);

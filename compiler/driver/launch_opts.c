@@ -420,11 +420,12 @@ int launch_write_outputs(const launch *l) {
   const run_opts *o = &l->o;
   const run_plan *p = &l->p;
   const run_state *s = &l->s;
-  for (int i = 0; i < o->nouts; i++) {
+  int bad = 0;
+  for (int i = 0; i < o->nouts; i++) { /* one that cannot be written does not stop the others */
     unsigned k = p->out_index[i];
-    if (write_file(p->out_path[i], s->bufs[k], s->args[k].size)) return 1;
+    bad |= write_file(p->out_path[i], s->bufs[k], s->args[k].size) != 0;
   }
-  return 0;
+  return bad;
 }
 
 static void print_dims(FILE *f, const size_t *v, unsigned dims) {

@@ -87,7 +87,8 @@ void launch_free(launch *l);
 int launch_parse_unsigned(const launch *l, int opt, unsigned *out);
 /* "weft: WHAT failed: REASON (STATUS)", with weft_last_error as the reason. */
 int launch_fail_status(const launch *l, weft_status st, const char *what);
-/* The --out buffers. */
+/* The --out buffers: each one that can be written is, even when another cannot; 1 if any
+ * failed. */
 int launch_write_outputs(const launch *l);
 /* The stats: printed to `f` when --stats is on, written to --stats-json PATH when given. */
 int launch_write_stats(const launch *l, const weft_stats *st, FILE *f);
