@@ -167,6 +167,14 @@ WEFT_API unsigned weft_kernel_num_blocks(const weft_kernel *kernel);
 WEFT_API weft_status weft_kernel_block_lines(const weft_kernel *kernel, unsigned pc,
                                              unsigned *first_line, unsigned *last_line);
 
+/* Memory for kernel buffers that ends at an inaccessible page: a kernel that indexes past the
+ * end of such a buffer stops the process with SIGSEGV at once instead of overwriting other
+ * memory (between the end and the page lie at most 63 bytes of padding). 64-byte aligned,
+ * zero-filled; NULL when out of memory. Free with the same size. `weft run` puts every buffer
+ * argument in one; the runtime puts each worker's __local memory in one. */
+WEFT_API void *weft_buffer_alloc(size_t bytes);
+WEFT_API void weft_buffer_free(void *buffer, size_t bytes);
+
 /* What a step did, as the papers name it. */
 typedef enum weft_trace_event {
   WEFT_TRACE_EXECUTE,             /* the lanes ran and go on together */

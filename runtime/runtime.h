@@ -197,7 +197,7 @@ typedef struct launch_plan {
 typedef struct sched_worker {
   _Alignas(RT_CACHE_LINE) run_counters counters; /* of the current launch */
   uint64_t serial;                              /* the launch the buffers are laid out for */
-  char *buf;                                    /* one 64-byte aligned block for all below */
+  char *buf;                                    /* weft_buffer_alloc: all below, __local memory last */
   size_t cap;
   weft_warp_ctx *ctx;                           /* per warp */
   char *frames, *states;                        /* per warp, strides below */

@@ -44,13 +44,15 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
       mul_add(&need, 1, rt_align64(p->local_bytes)) || rt_align64(need) < need)
     return WEFT_ERROR_OUT_OF_MEMORY;
   if (need > w->cap) {
-    free(w->buf);
+    weft_buffer_free(w->buf, w->cap);
     w->cap = 0;
-    w->buf = aligned_alloc(RT_CACHE_LINE, need);
+    w->buf = weft_buffer_alloc(need);
     if (!w->buf) return WEFT_ERROR_OUT_OF_MEMORY;
     w->cap = need;
   }
-  char *at = w->buf;
+  /* __local memory comes last and ends where the buffer does, at its guard page: a kernel that
+   * overruns a __local buffer faults there instead of writing over the heap. */
+  char *at = w->buf + (w->cap - need);
   w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
   w->frames = at, at += nw * w->frame_stride;
   w->states = at, at += nw * w->state_stride;
@@ -410,7 +412,7 @@ void sched_collect(sched_worker *w, const launch_plan *p) {
 }
 
 void sched_worker_free(sched_worker *w) {
-  free(w->buf);
+  weft_buffer_free(w->buf, w->cap);
   w->buf = NULL;
   w->cap = 0;
   w->serial = 0;

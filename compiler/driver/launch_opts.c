@@ -9,6 +9,7 @@
  * until after the merge so that "set on the command line" is simply "not NULL". */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -346,8 +347,7 @@ static int alloc_args(launch *l) {
       arg->size = info.size > arg->size && info.size <= sizeof a->value ? info.size : arg->size;
       arg->value = a->value;
     } else if (a->kind == ARGSPEC_BUFFER) {
-      size_t bytes = (arg->size + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
-      if (!(s->bufs[i] = aligned_alloc(64, bytes)))
+      if (!(s->bufs[i] = weft_buffer_alloc(arg->size)))
         return fail(1, "cannot allocate %zu bytes for --arg %u '%s'", arg->size, i, o->args[i]);
       arg->value = s->bufs[i];
     }
@@ -554,17 +554,44 @@ int launch_read(launch *l, const launch_cmd *cmd, int argc, char **argv) {
   return rc;
 }
 
+/* A kernel that runs past the end of a buffer (each ends at a guard page: weft_buffer_alloc)
+ * stops with SIGSEGV; this says so and exits 1, instead of dying with no word. Set before the
+ * launch, from the signal handler only written out (write and _exit are async-signal-safe). */
+static char fault_text[512];
+static size_t fault_len;
+
+static void on_fault(int sig) {
+  (void)sig;
+  if (write(2, fault_text, fault_len) < 0) _exit(1);
+  _exit(1);
+}
+
+static void catch_faults(const launch *l) {
+  int n = snprintf(fault_text, sizeof fault_text,
+                   "weft: %s: kernel '%s' stopped with a memory fault: it accessed memory outside "
+                   "its buffers (is a buffer, or a __local one, smaller than the NDRange uses?); "
+                   "nothing was written\n",
+                   l->cmd->name, weft_kernel_name(l->s.kernel));
+  fault_len = n < 0 ? 0 : (size_t)n < sizeof fault_text ? (size_t)n : sizeof fault_text - 1;
+  struct sigaction sa = {.sa_handler = on_fault};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGBUS, &sa, NULL);
+}
+
 int launch_prepare(launch *l) {
   int rc = build(l);
   if (!rc) rc = find_kernel(l);
   if (!rc) rc = check_args(l);
   if (!rc) rc = alloc_args(l);
+  if (!rc) catch_faults(l);
   return rc;
 }
 
 void launch_free(launch *l) {
   run_state *s = &l->s;
-  for (unsigned i = 0; s->bufs && i < s->nargs; i++) free(s->bufs[i]);
+  for (unsigned i = 0; s->bufs && i < s->nargs; i++)
+    weft_buffer_free(s->bufs[i], s->args[i].size);
   free(s->bufs), free(s->args);
   if (s->kernel) weft_kernel_release(s->kernel);
   if (s->program) weft_program_release(s->program);

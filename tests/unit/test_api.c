@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "weft.h"
 
@@ -357,6 +359,31 @@ static void early_reconvergence_beats_stack_on_figure10_loop(void **state) {
   weft_program_release(p);
 }
 
+/* weft_buffer_alloc: 64-byte aligned, zero-filled, ending (after at most 63 bytes of padding)
+ * at a page that a write faults on; sizes that cannot be mapped give NULL. */
+static void buffers_end_at_a_guard_page(void **state) {
+  (void)state;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), sizes[] = {0, 1, 100, 4096, 5000};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = sizes[i], used = n ? (n + 63) / 64 * 64 : 64;
+    unsigned char *b = weft_buffer_alloc(n);
+    assert_non_null(b);
+    assert_int_equal((uintptr_t)b % 64, 0);
+    assert_int_equal((uintptr_t)(b + used) % page, 0);
+    for (size_t j = 0; j < n; j++) assert_int_equal(b[j], 0);
+    memset(b, 0xab, used);
+    pid_t child = fork();
+    if (child == 0) /* cmocka catches SIGSEGV: the default action, so that the child dies */
+      signal(SIGSEGV, SIG_DFL), b[used] = 1, _exit(0);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    weft_buffer_free(b, n);
+  }
+  assert_null(weft_buffer_alloc(SIZE_MAX));
+  assert_null(weft_buffer_alloc(SIZE_MAX - 100));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_source_is_built_once),
@@ -372,6 +399,7 @@ int main(void) {
       cmocka_unit_test(fp_contract_off_is_honoured),
       cmocka_unit_test(barriers_on_both_sides_complete_under_mp),
       cmocka_unit_test(early_reconvergence_beats_stack_on_figure10_loop),
+      cmocka_unit_test(buffers_end_at_a_guard_page),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
