@@ -175,6 +175,11 @@ WEFT_API weft_status weft_kernel_block_lines(const weft_kernel *kernel, unsigned
 WEFT_API void *weft_buffer_alloc(size_t bytes);
 WEFT_API void weft_buffer_free(void *buffer, size_t bytes);
 
+/* A mask as text, as the papers draw it: `width` binary digits, lane 0 rightmost, '1' for an
+ * active lane, and a NUL. Returns buf. */
+#define WEFT_MASK_CHARS 65
+WEFT_API char *weft_mask_string(char buf[WEFT_MASK_CHARS], uint64_t mask, unsigned width);
+
 /* What a step did, as the papers name it. */
 typedef enum weft_trace_event {
   WEFT_TRACE_EXECUTE,             /* the lanes ran and go on together */

@@ -427,10 +427,10 @@ static void put_index(FILE *f, uint32_t x) {
  * In the RT, PC is the reconvergence point; RPC and R are what the entry takes to the ST. */
 static void mp_print(FILE *f, const void *st) {
   const mp_state *s = st;
-  char m[RT_MASK_BUF], p[RT_MASK_BUF];
+  char m[WEFT_MASK_CHARS], p[WEFT_MASK_CHARS];
   unsigned w = s->k->warp, ns = (unsigned)__builtin_popcountll(s->used), nr = s->rlive;
   fprintf(f, "warp split table: %u %s", ns, ns == 1 ? "split" : "splits");
-  if (s->finished) fprintf(f, "; finished %s", rt_mask_str(m, s->finished, w));
+  if (s->finished) fprintf(f, "; finished %s", weft_mask_string(m, s->finished, w));
   fputc('\n', f);
   if (ns) fprintf(f, "  %4s %5s %5s %4s  %s\n", "#", "PC", "RPC", "R", "mask");
   for (uint64_t u = s->used; u; u &= u - 1) {
@@ -438,7 +438,7 @@ static void mp_print(FILE *f, const void *st) {
     const mp_split *sp = &s->st[i];
     fprintf(f, "  %4u %5u %5u", i, sp->pc, sp->rpc);
     put_index(f, sp->rix);
-    fprintf(f, "  %s", rt_mask_str(m, sp->mask, w));
+    fprintf(f, "  %s", weft_mask_string(m, sp->mask, w));
     if (sp->barrier != MP_NONE) fprintf(f, "  waiting at the barrier ending block %u", sp->barrier);
     if (s->parked >> i & 1) fputs("  waiting for a table slot", f);
     fputc('\n', f);
@@ -452,8 +452,8 @@ static void mp_print(FILE *f, const void *st) {
     if (!r->rmask) continue;
     fprintf(f, "  %4u %5u %5u", i, r->pc, r->rpc);
     put_index(f, r->rix);
-    fprintf(f, "  %-*s  %s\n", (int)(w > 6 ? w : 6), rt_mask_str(m, r->rmask, w),
-            rt_mask_str(p, r->pending, w));
+    fprintf(f, "  %-*s  %s\n", (int)(w > 6 ? w : 6), weft_mask_string(m, r->rmask, w),
+            weft_mask_string(p, r->pending, w));
   }
 }
 

@@ -191,14 +191,14 @@ static uint64_t pc_finished(const void *st) { return ((const pc_state *)st)->fin
  *     next  PC 2, mask 1100, guard 3                                                          */
 static void pc_print(FILE *f, const void *st) {
   const pc_state *s = st;
-  char m[RT_MASK_BUF];
+  char m[WEFT_MASK_CHARS];
   unsigned w = s->k->warp, width = (unsigned)snprintf(NULL, 0, "%u", s->k->nblocks);
   uint64_t deep = 0;
   fprintf(f, "pc: PC per lane, thread 0 rightmost");
   if (s->waiting)
     fprintf(f, "; waiting at the barrier ending block %u: %s", s->barrier_pc,
-            rt_mask_str(m, s->waiting, w));
-  if (s->stranded) fprintf(f, "; at another barrier: %s", rt_mask_str(m, s->stranded, w));
+            weft_mask_string(m, s->waiting, w));
+  if (s->stranded) fprintf(f, "; at another barrier: %s", weft_mask_string(m, s->stranded, w));
   fprintf(f, "\n  PC   ");
   for (unsigned i = w; i-- > 0;) {
     if (!(s->live >> i & 1))
@@ -214,7 +214,7 @@ static void pc_print(FILE *f, const void *st) {
     for (unsigned i = w; i-- > 0;) fprintf(f, " %*u", width, s->depth[i]);
   }
   if (s->run_mask)
-    fprintf(f, "\n  next  PC %u, mask %s, guard %u\n", s->run_pc, rt_mask_str(m, s->run_mask, w),
+    fprintf(f, "\n  next  PC %u, mask %s, guard %u\n", s->run_pc, weft_mask_string(m, s->run_mask, w),
             s->run_guard);
   else
     fprintf(f, "\n  next  none\n");

@@ -135,18 +135,18 @@ static uint64_t stack_finished(const void *st) { return ((const stack_state *)st
  *       3    4  1111                                                                          */
 static void stack_print(FILE *f, const void *st) {
   const stack_state *s = st;
-  char m[RT_MASK_BUF];
+  char m[WEFT_MASK_CHARS];
   unsigned w = s->k->warp;
   if (s->depth == 0)
     fprintf(f, "stack: empty");
   else
     fprintf(f, "stack: %u %s, top first", s->depth, s->depth == 1 ? "entry" : "entries");
   if (s->waiting) fprintf(f, "; waiting at the barrier ending block %u", s->barrier_pc);
-  if (s->finished) fprintf(f, "; finished %s", rt_mask_str(m, s->finished, w));
+  if (s->finished) fprintf(f, "; finished %s", weft_mask_string(m, s->finished, w));
   fputc('\n', f);
   if (s->depth) fprintf(f, "  %4s %4s  %s\n", "PC", "RPC", "mask");
   for (uint32_t i = s->depth; i-- > 0;)
-    fprintf(f, "  %4u %4u  %s\n", s->e[i].pc, s->e[i].rpc, rt_mask_str(m, s->e[i].mask, w));
+    fprintf(f, "  %4u %4u  %s\n", s->e[i].pc, s->e[i].rpc, weft_mask_string(m, s->e[i].mask, w));
 }
 
 /* {"entries": [{"pc": 1, "rpc": 3, "mask": "0101"}, ...] top first, "finished": "0000",

@@ -35,9 +35,6 @@ static inline double rt_now_ms(void) {
 /* Writes the message into err (when err and errlen allow) and returns status. */
 weft_status rt_error(char *err, size_t errlen, weft_status status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* A mask as `width` binary digits, thread 0 rightmost (as in the papers); buf has width+1 bytes. */
-#define RT_MASK_BUF (WEFT_MAX_WARP + 1)
-char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width);
 /* JSON members after the first of an object: `, "key": "0101"` (the mask as above) and
  * `, "key": 3` (a block or slot number; null when it is `none`). */
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);

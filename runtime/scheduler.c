@@ -151,11 +151,11 @@ static int event_ok(const weft_compiled_kernel *k, const weft_warp_ctx *c) {
 static weft_status event_error(sched_worker *w, const launch_plan *p, unsigned i, weft_status s) {
   const weft_compiled_kernel *k = p->k;
   const weft_warp_ctx *c = warp_ctx(w, i);
-  char at[96], m[RT_MASK_BUF], live[RT_MASK_BUF], bar[BARRIER_AT_BUF];
+  char at[96], m[WEFT_MASK_CHARS], live[WEFT_MASK_CHARS], bar[BARRIER_AT_BUF];
   barrier_at(bar, sizeof bar, k, c->from_pc);
   where(at, sizeof at, w, (int)i);
-  rt_mask_str(m, c->mask, k->warp);
-  rt_mask_str(live, live_mask(p, i), k->warp);
+  weft_mask_string(m, c->mask, k->warp);
+  weft_mask_string(live, live_mask(p, i), k->warp);
   if (s == WEFT_ERROR_DIVERGENT_BARRIER)
     return rt_error(w->err, sizeof w->err, s,
                     "divergent barrier in kernel '%s' at %s: %s reached it with lanes %s of "
@@ -339,7 +339,7 @@ static group_view look(sched_worker *w, const launch_plan *p) {
 
 static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_view *v) {
   const weft_compiled_kernel *k = p->k;
-  char at[96], m[RT_MASK_BUF], bar[BARRIER_AT_BUF], other[BARRIER_AT_BUF];
+  char at[96], m[WEFT_MASK_CHARS], bar[BARRIER_AT_BUF], other[BARRIER_AT_BUF];
   barrier_at(bar, sizeof bar, k, v->barrier_pc);
   where(at, sizeof at, w, v->other_pc != NO_BARRIER ? -1 : v->stuck_warp);
   if (v->other_pc != NO_BARRIER)
@@ -351,7 +351,7 @@ static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_v
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
                     "barrier in kernel '%s' at %s can never complete: lanes %s of %s "
                     "cannot reach it under policy '%s'",
-                    k->name, bar, rt_mask_str(m, v->stuck_lanes, k->warp), at, p->policy->name);
+                    k->name, bar, weft_mask_string(m, v->stuck_lanes, k->warp), at, p->policy->name);
   return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
                   "barrier in kernel '%s' at %s can never complete: some work-items of %s "
                   "returned before reaching it",
@@ -363,11 +363,11 @@ static weft_status settle_group(sched_worker *w, const launch_plan *p, int *done
   group_view v = look(w, p);
   if (!v.waiting && v.stuck_warp < 0) return *done = 1, WEFT_SUCCESS;
   if (!v.waiting) { /* lanes neither runnable, waiting nor finished: a policy bug */
-    char at[96], m[RT_MASK_BUF];
+    char at[96], m[WEFT_MASK_CHARS];
     where(at, sizeof at, w, v.stuck_warp);
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
                     "kernel '%s': policy '%s' left lanes %s of %s unable to run", p->k->name,
-                    p->policy->name, rt_mask_str(m, v.stuck_lanes, p->k->warp), at);
+                    p->policy->name, weft_mask_string(m, v.stuck_lanes, p->k->warp), at);
   }
   if (v.finished || v.stuck_warp >= 0 || v.other_pc != NO_BARRIER) return deadlock(w, p, &v);
   for (unsigned i = 0; i < p->nwarps; i++)

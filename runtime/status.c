@@ -34,16 +34,18 @@ weft_status rt_error(char *err, size_t errlen, weft_status status, const char *f
   return status;
 }
 
-char *rt_mask_str(char buf[RT_MASK_BUF], uint64_t mask, unsigned width) {
-  if (width > WEFT_MAX_WARP) width = WEFT_MAX_WARP;
+_Static_assert(WEFT_MASK_CHARS == WEFT_MAX_WARP + 1, "a digit per lane of the widest warp");
+
+char *weft_mask_string(char buf[WEFT_MASK_CHARS], uint64_t mask, unsigned width) {
+  if (width > WEFT_MASK_CHARS - 1) width = WEFT_MASK_CHARS - 1;
   for (unsigned i = 0; i < width; i++) buf[width - 1 - i] = (mask >> i & 1) ? '1' : '0';
   buf[width] = 0;
   return buf;
 }
 
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width) {
-  char m[RT_MASK_BUF];
-  fprintf(f, ", \"%s\": \"%s\"", key, rt_mask_str(m, mask, width));
+  char m[WEFT_MASK_CHARS];
+  fprintf(f, ", \"%s\": \"%s\"", key, weft_mask_string(m, mask, width));
 }
 
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none) {

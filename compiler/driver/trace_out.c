@@ -52,12 +52,6 @@ void trace_rec_free(trace_rec *r) {
   free(r->first_line), free(r->last_line);
 }
 
-char *trace_mask(char *buf, uint64_t mask, unsigned width) {
-  for (unsigned i = 0; i < width; i++) buf[width - 1 - i] = (mask >> i & 1) ? '1' : '0';
-  buf[width] = 0;
-  return buf;
-}
-
 /* ---- text ---- */
 
 static void put_lines(FILE *f, unsigned first, unsigned last, int width) {
@@ -80,12 +74,12 @@ static void put_block(FILE *f, const weft_trace_step *s) {
 
 /* Where the lanes go: "B3", "B1 0101, B2 1010", "end". */
 static void put_targets(FILE *f, const trace_rec *r, const weft_trace_step *s) {
-  char m[65];
+  char m[WEFT_MASK_CHARS];
   for (unsigned t = 0; t < s->ntargets; t++) {
     fputs(t ? ", " : "", f);
     if (s->target_pc[t] >= r->nblocks) fputs("end", f);
     else fprintf(f, "B%u", s->target_pc[t]);
-    if (s->ntargets > 1) fprintf(f, " %s", trace_mask(m, s->target_mask[t], s->width));
+    if (s->ntargets > 1) fprintf(f, " %s", weft_mask_string(m, s->target_mask[t], s->width));
   }
   if (s->event == WEFT_TRACE_BARRIER_WAIT) fputs(" after the barrier", f);
 }
@@ -114,7 +108,7 @@ static void text_header(FILE *f, const trace_rec *r) {
 }
 
 void trace_write_text(FILE *f, const trace_rec *r) {
-  char m[65];
+  char m[WEFT_MASK_CHARS];
   text_header(f, r);
   for (size_t i = 0; i < r->n; i++) {
     const weft_trace_step *s = &r->rows[i].s;
@@ -122,7 +116,7 @@ void trace_write_text(FILE *f, const trace_rec *r) {
     fprintf(f, "%4llu %4u  ", (unsigned long long)s->step, s->warp);
     put_block(f, s);
     put_lines(f, s->first_line, s->last_line, 8);
-    fprintf(f, "%-*s  %-20s", (int)(r->width > 4 ? r->width : 4), trace_mask(m, s->mask, s->width),
+    fprintf(f, "%-*s  %-20s", (int)(r->width > 4 ? r->width : 4), weft_mask_string(m, s->mask, s->width),
             weft_trace_event_name(s->event));
     snprintf(groups, sizeof groups, "%llu/%llu", (unsigned long long)s->groups_run,
              (unsigned long long)s->groups_skipped);
@@ -156,17 +150,17 @@ static void json_header(FILE *f, const trace_rec *r) {
 }
 
 static void json_step(FILE *f, const weft_trace_step *s) {
-  char m[65];
+  char m[WEFT_MASK_CHARS];
   fprintf(f, "{\"step\": %llu, \"group\": [%llu, %llu, %llu], \"warp\": %u, \"pc\": %u, "
              "\"end_pc\": %u, \"first_line\": %u, \"last_line\": %u, \"mask\": \"%s\", "
              "\"event\": \"%s\", \"targets\": [",
           (unsigned long long)s->step, (unsigned long long)s->group_id[0],
           (unsigned long long)s->group_id[1], (unsigned long long)s->group_id[2], s->warp, s->pc,
-          s->end_pc, s->first_line, s->last_line, trace_mask(m, s->mask, s->width),
+          s->end_pc, s->first_line, s->last_line, weft_mask_string(m, s->mask, s->width),
           weft_trace_event_name(s->event));
   for (unsigned t = 0; t < s->ntargets; t++)
     fprintf(f, "%s{\"pc\": %u, \"mask\": \"%s\"}", t ? ", " : "", s->target_pc[t],
-            trace_mask(m, s->target_mask[t], s->width));
+            weft_mask_string(m, s->target_mask[t], s->width));
   fprintf(f, "], \"blocks\": %llu, \"groups_run\": %llu, \"groups_skipped\": %llu, "
              "\"reconvergences\": %u, \"early_reconvergences\": %u, \"state\": %s}\n",
           (unsigned long long)s->blocks, (unsigned long long)s->groups_run,

@@ -244,9 +244,9 @@ static void switch_three_ways(void **state) {
 /* With a W = 64 warp, the printer and masks use all 64 lanes. */
 static void wide_warp_mask(void **state) {
   (void)state;
-  char m[RT_MASK_BUF];
-  assert_string_equal(rt_mask_str(m, 0x5, 4), "0101");
-  assert_string_equal(rt_mask_str(m, 1ull << 63, 64),
+  char m[WEFT_MASK_CHARS];
+  assert_string_equal(weft_mask_string(m, 0x5, 4), "0101");
+  assert_string_equal(weft_mask_string(m, 1ull << 63, 64),
                       "1000000000000000000000000000000000000000000000000000000000000000");
   assert_null(policy_find("nope"));
   assert_null(policy_find(NULL));
