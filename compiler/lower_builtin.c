@@ -319,7 +319,7 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
   if (!strcmp(name, "min")) return minmax(L, mn, a[0], a[1]);
   if (!strcmp(name, "max")) return minmax(L, mx, a[0], a[1]);
   if (!strcmp(name, "clamp")) return minmax(L, mn, minmax(L, mx, a[0], a[1]), a[2]);
-  if (!strcmp(name, "abs_diff")) /* max - min is |x - y| as the unsigned type, even when x - y overflows */
+  if (!strcmp(name, "abs_diff")) /* max - min: |x - y| as the unsigned type, overflow or not */
     return LLVMBuildSub(L->b, minmax(L, mx, a[0], a[1]), minmax(L, mn, a[0], a[1]), "");
   if (!strcmp(name, "mul_hi")) return mul_hi(L, a[0], a[1], u);
   if (!strcmp(name, "mul24")) return LLVMBuildMul(L->b, a[0], a[1], "");

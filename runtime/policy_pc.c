@@ -214,8 +214,8 @@ static void pc_print(FILE *f, const void *st) {
     for (unsigned i = w; i-- > 0;) fprintf(f, " %*u", width, s->depth[i]);
   }
   if (s->run_mask)
-    fprintf(f, "\n  next  PC %u, mask %s, guard %u\n", s->run_pc, weft_mask_string(m, s->run_mask, w),
-            s->run_guard);
+    fprintf(f, "\n  next  PC %u, mask %s, guard %u\n", s->run_pc,
+            weft_mask_string(m, s->run_mask, w), s->run_guard);
   else
     fprintf(f, "\n  next  none\n");
 }

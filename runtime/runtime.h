@@ -35,7 +35,7 @@ static inline double rt_now_ms(void) {
 /* Writes the message into err (when err and errlen allow) and returns status. */
 weft_status rt_error(char *err, size_t errlen, weft_status status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* JSON members after the first of an object: `, "key": "0101"` (the mask as above) and
+/* JSON members after the first of an object: `, "key": "0101"` (weft_mask_string) and
  * `, "key": 3` (a block or slot number; null when it is `none`). */
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
@@ -194,7 +194,7 @@ typedef struct launch_plan {
 typedef struct sched_worker {
   _Alignas(RT_CACHE_LINE) run_counters counters; /* of the current launch */
   uint64_t serial;                              /* the launch the buffers are laid out for */
-  char *buf;                                    /* weft_buffer_alloc: all below, __local memory last */
+  char *buf;                                    /* weft_buffer_alloc: all below, __local last */
   size_t cap;
   weft_warp_ctx *ctx;                           /* per warp */
   char *frames, *states;                        /* per warp, strides below */

@@ -351,7 +351,8 @@ static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_v
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
                     "barrier in kernel '%s' at %s can never complete: lanes %s of %s "
                     "cannot reach it under policy '%s'",
-                    k->name, bar, weft_mask_string(m, v->stuck_lanes, k->warp), at, p->policy->name);
+                    k->name, bar, weft_mask_string(m, v->stuck_lanes, k->warp), at,
+                    p->policy->name);
   return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
                   "barrier in kernel '%s' at %s can never complete: some work-items of %s "
                   "returned before reaching it",

@@ -562,7 +562,8 @@ static size_t fault_len;
 
 static void on_fault(int sig) {
   (void)sig;
-  if (write(2, fault_text, fault_len) < 0) _exit(1);
+  ssize_t written = write(2, fault_text, fault_len);
+  (void)written; /* nothing more to do if stderr is gone */
   _exit(1);
 }
 

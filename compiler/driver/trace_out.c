@@ -116,8 +116,8 @@ void trace_write_text(FILE *f, const trace_rec *r) {
     fprintf(f, "%4llu %4u  ", (unsigned long long)s->step, s->warp);
     put_block(f, s);
     put_lines(f, s->first_line, s->last_line, 8);
-    fprintf(f, "%-*s  %-20s", (int)(r->width > 4 ? r->width : 4), weft_mask_string(m, s->mask, s->width),
-            weft_trace_event_name(s->event));
+    fprintf(f, "%-*s  %-20s", (int)(r->width > 4 ? r->width : 4),
+            weft_mask_string(m, s->mask, s->width), weft_trace_event_name(s->event));
     snprintf(groups, sizeof groups, "%llu/%llu", (unsigned long long)s->groups_run,
              (unsigned long long)s->groups_skipped);
     fprintf(f, "%-9s", groups);

@@ -35,7 +35,6 @@ typedef struct trace_rec {
 int trace_rec_step(void *rec, const weft_trace_step *step);
 void trace_rec_free(trace_rec *r);
 
-
 void trace_write_text(FILE *f, const trace_rec *r);
 void trace_write_json(FILE *f, const trace_rec *r);
 void trace_write_svg(FILE *f, const trace_rec *r);

@@ -67,7 +67,9 @@ CL_AS_C_ATOMIC_MINMAX(cl_atomic_min_u, uint, CL_AS_C_LT)
 #define max(a, b) ((a) > (b) ? (a) : (b))
 #define clamp(x, lo, hi) min(max((x), (lo)), (hi))
 #define mad(a, b, c) ((a) * (b) + (c))
-static inline uint cl_abs_diff_i(int x, int y) { return x > y ? (uint)x - (uint)y : (uint)y - (uint)x; }
+static inline uint cl_abs_diff_i(int x, int y) {
+  return x > y ? (uint)x - (uint)y : (uint)y - (uint)x;
+}
 static inline uint cl_abs_diff_u(uint x, uint y) { return x > y ? x - y : y - x; }
 #define abs_diff(x, y) _Generic((x), int: cl_abs_diff_i, uint: cl_abs_diff_u)(x, y)
 static inline int cl_mul_hi_i(int x, int y) { return (int)(((long)x * y) >> 32); }
