@@ -38,7 +38,8 @@ typedef struct weft_group {
   uint64_t group_id[3];
   uint64_t local_size[3], global_size[3], num_groups[3], global_offset[3];
   uint32_t work_dim;
-  uint32_t x_aligned; /* local_size[0] % G == 0: get_local_id(0) is lane-affine in a lane group */
+  uint32_t x_aligned; /* get_local_id(0) is lane-affine in every lane group: local_size[0] % G
+                         is 0, or the work-group is one row (local_size[1] = [2] = 1) */
 } weft_group;
 
 typedef struct weft_warp_ctx {

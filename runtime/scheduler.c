@@ -76,7 +76,10 @@ static void group_setup_launch(sched_worker *w, const launch_plan *p) {
     g->global_size[d] = p->global[d];
     g->num_groups[d] = p->num_groups[d];
   }
-  g->x_aligned = p->local[0] % p->k->lanes == 0;
+  /* A lane group holds G consecutive work-items of its work-group; their x ids are consecutive
+   * unless the group wraps from one x row to the next, which a work-group of one row (1-D)
+   * never does. */
+  g->x_aligned = p->local[0] % p->k->lanes == 0 || p->local[1] * p->local[2] == 1;
 }
 
 static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
