@@ -157,11 +157,13 @@ static void bench_mandelbrot(weft_context *ctx, const bench_opts *o) {
   weft_kernel_release(j.k), weft_program_release(p);
 }
 
-static void bench_vector_add(weft_context *ctx, const bench_opts *o) {
-  enum { N = 16 << 20 };
+/* Vector add of N floats in work-groups of `local`: 256, and 1000, which is no multiple of G (a
+ * work-group of one row keeps its accesses packed all the same). */
+static void bench_vector_add(weft_context *ctx, const bench_opts *o, size_t N, size_t local,
+                             const char *name) {
   weft_program *p;
   weft_job j = {.k = load(ctx, WEFT_SAMPLES "/vector_add.cl", "vector_add", &p),
-                .range = {1, {N, 1, 1}, {256, 1, 1}}, .nargs = 3};
+                .range = {1, {N, 1, 1}, {local, 1, 1}}, .nargs = 3};
   float *a = aligned_alloc(64, N * 4), *b = aligned_alloc(64, N * 4), *c = aligned_alloc(64, N * 4), *ref = aligned_alloc(64, N * 4);
   memset(c, 0, N * 4), memset(ref, 0, N * 4);
   for (size_t i = 0; i < N; i++) a[i] = (float)(i % 1000), b[i] = (float)(i % 7) * 0.5f;
@@ -175,7 +177,7 @@ static void bench_vector_add(weft_context *ctx, const bench_opts *o) {
   char extra[128];
   snprintf(extra, sizeof extra, "policy_calls %llu, mismatches %zu",
            (unsigned long long)j.stats.policy_calls, bad);
-  row("vector add 16M floats", r, extra);
+  row(name, r, extra);
   free(a), free(b), free(c), free(ref);
   weft_kernel_release(j.k), weft_program_release(p);
 }
@@ -300,7 +302,10 @@ int main(int argc, char **argv) {
          r.max_splits, o.runs);
   printf("%-28s %10s %10s %9s\n", "workload", "plain C ms", "weft ms", "speedup");
   if (!o.only || !strcmp(o.only, "mandelbrot")) bench_mandelbrot(ctx, &o);
-  if (!o.only || !strcmp(o.only, "vector_add")) bench_vector_add(ctx, &o);
+  if (!o.only || !strcmp(o.only, "vector_add")) {
+    bench_vector_add(ctx, &o, 16 << 20, 256, "vector add 16M floats");
+    bench_vector_add(ctx, &o, 16000000, 1000, "vector add, groups of 1000");
+  }
   if (!o.only || !strcmp(o.only, "launch")) bench_launch(ctx, &o);
   weft_context_release(ctx);
   return 0;
