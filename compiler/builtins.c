@@ -34,7 +34,8 @@ static const char *const math_names[] = {
     "cross", "fast_length", "fast_distance", "fast_normalize", NULL};
 
 static const char *const integer_names[] = {"abs", "min", "max", "clamp", "mul24", "mad24",
-                                            "popcount", "clz", "abs_diff", "mul_hi", NULL};
+                                            "popcount", "clz", "abs_diff", "mul_hi", "mad_hi",
+                                            NULL};
 
 static int in_list(const char *const *list, const char *name) {
   for (; *list; list++)
@@ -42,23 +43,86 @@ static int in_list(const char *const *list, const char *name) {
   return 0;
 }
 
-/* The scalar type code of a mangled parameter list's first parameter, looking through
- * pointers, qualifiers and vector types ("PU3AS1Vi" -> 'i', "Dv4_f" -> 'f'). Address spaces are
- * vendor qualifiers, U<length><name>: clang writes U3AS1 for some builtins and U8CLglobal or
- * U7CLlocal for others (the atomics). */
-static char first_scalar(const char *p) {
-  for (;;) {
-    if (*p == 'P' || *p == 'V' || *p == 'K') p++;
-    else if (*p == 'U' && *(p + 1) >= '0' && *(p + 1) <= '9') {
-      char *name;
-      unsigned long n = strtoul(p + 1, &name, 10);
-      p = name + strnlen(name, n);
-    } else if (!strncmp(p, "Dv", 2)) {
-      p += 2;
-      while (*p >= '0' && *p <= '9') p++;
-      if (*p == '_') p++;
-    } else return *p;
+/* ---- parameter types from the mangled name ---- */
+
+enum { MAX_SUBS = 16 };
+typedef struct type_parser {
+  const char *p;
+  cl_type subs[MAX_SUBS]; /* the substitution candidates so far, S_ = subs[0], S0_ = subs[1] */
+  int nsubs;
+} type_parser;
+
+static void add_sub(type_parser *tp, cl_type t) {
+  if (tp->nsubs < MAX_SUBS) tp->subs[tp->nsubs++] = t;
+}
+
+/* One type of an Itanium parameter list, as far as OpenCL builtins use them: builtin types,
+ * vectors (Dv4_f), pointers with qualifiers, and substitutions. Address spaces are vendor
+ * qualifiers, U<length><name>: clang writes U3AS1 for some builtins and U8CLglobal or U7CLlocal
+ * for others (the atomics). 0 when it is none of these. */
+static int parse_type(type_parser *tp, cl_type *t) {
+  const char *p = tp->p;
+  *t = (cl_type){0, 0, 0};
+  if (*p == 'P') {
+    int qualified = 0;
+    for (p++;; qualified = 1) {
+      if (*p == 'K' || *p == 'V' || *p == 'r') p++;
+      else if (*p == 'U' && p[1] >= '0' && p[1] <= '9') {
+        char *name;
+        unsigned long n = strtoul(p + 1, &name, 10);
+        p = name + strnlen(name, n);
+      } else break;
+    }
+    tp->p = p;
+    if (!parse_type(tp, t)) return 0;
+    if (qualified) add_sub(tp, *t);
+    t->pointer = 1;
+    add_sub(tp, *t);
+    return 1;
   }
+  if (!strncmp(p, "Dv", 2)) {
+    char *end;
+    unsigned long n = strtoul(p + 2, &end, 10);
+    if (*end != '_' || n < 2 || n > 16 || !strchr("cahstijlmfd", end[1]) || !end[1]) return 0;
+    *t = (cl_type){end[1], (unsigned)n, 0};
+    tp->p = end + 2;
+    add_sub(tp, *t);
+    return 1;
+  }
+  if (*p == 'S') {
+    char *end;
+    unsigned long i = p[1] == '_' ? 0 : strtoul(p + 1, &end, 36) + 1;
+    end = (char *)(p[1] == '_' ? p + 1 : end);
+    if (*end != '_' || i >= (unsigned long)tp->nsubs) return 0;
+    *t = tp->subs[i];
+    tp->p = end + 1;
+    return 1;
+  }
+  if (!*p || !strchr("vbcahstijlmfd", *p)) return 0;
+  t->code = *p;
+  tp->p = p + 1;
+  return 1;
+}
+
+int builtin_param_types(LLVMValueRef fn, cl_type *out, int max) {
+  size_t len;
+  const char *m = LLVMGetValueName2(fn, &len);
+  char *name;
+  long n = strncmp(m, "_Z", 2) ? 0 : strtol(m + 2, &name, 10);
+  if (n <= 0 || (size_t)(name - m) + (size_t)n > len) return -1;
+  type_parser tp = {.p = name + n};
+  int count = 0;
+  for (cl_type t; *tp.p && count < max; out[count++] = t)
+    if (!parse_type(&tp, &t)) return -1;
+  return *tp.p ? -1 : count;
+}
+
+/* The scalar type code of a mangled parameter list's first parameter, looking through
+ * pointers and vector types ("PU3AS1Vi" -> 'i', "Dv4_f" -> 'f'); 0 when it cannot be read. */
+static char first_scalar(const char *p) {
+  type_parser tp = {.p = p};
+  cl_type t;
+  return parse_type(&tp, &t) ? t.code : 0;
 }
 
 static builtin_kind classify(const char *name, char arg0) {
@@ -70,6 +134,10 @@ static builtin_kind classify(const char *name, char arg0) {
   if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) return BI_ATOMIC;
   if (!strncmp(name, "convert_", 8)) return BI_CONVERT;
   return BI_UNSUPPORTED;
+}
+
+int builtin_unsigned(const builtin *b) {
+  return b->arg0 == 'h' || b->arg0 == 't' || b->arg0 == 'j' || b->arg0 == 'm';
 }
 
 builtin builtin_of_call(LLVMValueRef call) {

@@ -147,6 +147,23 @@ typedef struct builtin {
   char arg0;       /* Itanium code of the first parameter's scalar type: 'i', 'j', 'f', ... */
 } builtin;
 builtin builtin_of_call(LLVMValueRef call);
+/* A parameter's type as the mangled name gives it: Itanium code of the scalar ('f', 'i', 'j',
+ * ...), the vector width (0: a scalar) and whether it is a pointer to that. */
+typedef struct cl_type {
+  char code;
+  unsigned width;
+  int pointer;
+} cl_type;
+/* The parameter types of a builtin's mangled name, at most max; -1 when it cannot be read. */
+int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
+int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
+
+/* --- expand_builtins.c: vloadN/vstoreN, select, any/all, isless and the other comparisons,
+ * rotate, add_sat/sub_sat, hadd/rhadd become the plain IR they mean (before canonicalising) --- */
+void expand_builtins(LLVMModuleRef m);
+/* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,
+ * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
+void builtin_types_restore(LLVMModuleRef m);
 
 /* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
 #include "kernel.h"

@@ -104,8 +104,11 @@ static int clang_spawn(const char *input, int in_fd, const char *options, fronte
   char *argv[64] = {(char *)clang_path(), "-x", "cl", "-cl-std=CL1.2",
                     "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
                     "-O0", "-Xclang", "-disable-O0-optnone", "-gline-tables-only",
-                    "-fno-color-diagnostics", "-cl-kernel-arg-info", "-emit-llvm", "-c", "-o", "-"};
-  int argc = add_user_options(argv, 18, 60, opts), out[2];
+                    "-fno-color-diagnostics", "-cl-kernel-arg-info", "-Wno-psabi", "-emit-llvm",
+                    "-c", "-o", "-"};
+  int fixed = 0, out[2];
+  while (argv[fixed]) fixed++;
+  int argc = add_user_options(argv, fixed, 60, opts);
   argv[argc++] = (char *)input;
   argv[argc] = NULL;
   *c = (frontend_clang){0, -1, -1, memfd_create("clang-diagnostics", 0), 0};
@@ -268,6 +271,8 @@ static void prepare_functions(LLVMModuleRef m, int before) {
 }
 
 static weft_status canonicalize(LLVMModuleRef m, char **log) {
+  builtin_types_restore(m);
+  expand_builtins(m);
   prepare_functions(m, 1);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);

@@ -284,8 +284,6 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
 
 /* ---- integers, conversions, relations ---- */
 
-static int unsigned_code(char c) { return c == 'h' || c == 't' || c == 'j' || c == 'm'; }
-
 /* The integer constant v of type t, splat over t's elements when t is a vector (at most G
  * lanes of 16 components). */
 static LLVMValueRef const_int_like(LLVMTypeRef t, unsigned long long v) {
@@ -313,7 +311,7 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
   unsigned n = LLVMGetNumArgOperands(call);
   for (unsigned i = 0; i < n && i < 3; i++) a[i] = arg(L, call, i, uniform);
   for (unsigned i = 1; i < n && i < 3; i++) a[i] = fit(L, a[i], a[0]);
-  int u = unsigned_code(bi->arg0);
+  int u = builtin_unsigned(bi);
   const char *mn = u ? "llvm.umin" : "llvm.smin", *mx = u ? "llvm.umax" : "llvm.smax";
   const char *name = bi->name;
   if (!strcmp(name, "min")) return minmax(L, mn, a[0], a[1]);
@@ -322,6 +320,7 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
   if (!strcmp(name, "abs_diff")) /* max - min: |x - y| as the unsigned type, overflow or not */
     return LLVMBuildSub(L->b, minmax(L, mx, a[0], a[1]), minmax(L, mn, a[0], a[1]), "");
   if (!strcmp(name, "mul_hi")) return mul_hi(L, a[0], a[1], u);
+  if (!strcmp(name, "mad_hi")) return LLVMBuildAdd(L->b, mul_hi(L, a[0], a[1], u), a[2], "");
   if (!strcmp(name, "mul24")) return LLVMBuildMul(L->b, a[0], a[1], "");
   if (!strcmp(name, "mad24")) return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, a[0], a[1], ""), a[2], "");
   if (!strcmp(name, "abs"))
@@ -345,7 +344,7 @@ static LLVMValueRef convert(lower *L, LLVMValueRef call, const builtin *bi, int 
   LLVMTypeRef fe = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind ? LLVMGetElementType(LLVMTypeOf(x)) : LLVMTypeOf(x);
   LLVMTypeRef te = LLVMGetTypeKind(to) == LLVMVectorTypeKind ? LLVMGetElementType(to) : to;
   int from_int = LLVMGetTypeKind(fe) == LLVMIntegerTypeKind, to_int = LLVMGetTypeKind(te) == LLVMIntegerTypeKind;
-  int su = unsigned_code(bi->arg0), du = dst[0] == 'u';
+  int su = builtin_unsigned(bi), du = dst[0] == 'u';
   if (from_int && to_int) {
     unsigned fw = LLVMGetIntTypeWidth(fe), tw = LLVMGetIntTypeWidth(te);
     if (fw == tw) return x;
@@ -423,7 +422,7 @@ static LLVMValueRef atomic_together(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueR
 static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
   const char *op = strchr(bi->name, '_') + 1;
   int cmpxchg = !strcmp(op, "cmpxchg"), ok = 1, unary = !strcmp(op, "inc") || !strcmp(op, "dec");
-  LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg : atomic_op(op, unsigned_code(bi->arg0), &ok);
+  LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg : atomic_op(op, builtin_unsigned(bi), &ok);
   if (!ok) return lw_unsupported(L, call, "this atomic builtin"), NULL;
   LLVMTypeRef t = LLVMTypeOf(call), vt = lw_vtype(L, t);
   if ((rmw == LLVMAtomicRMWBinOpAdd || rmw == LLVMAtomicRMWBinOpSub) && !cmpxchg &&
@@ -466,7 +465,8 @@ static const char *const elementwise[] = {
     "llvm.trunc", "llvm.rint", "llvm.round", "llvm.nearbyint", "llvm.minnum", "llvm.maxnum",
     "llvm.minimum", "llvm.maximum", "llvm.copysign", "llvm.smax", "llvm.smin", "llvm.umax",
     "llvm.umin", "llvm.abs", "llvm.ctpop", "llvm.ctlz", "llvm.cttz", "llvm.fshl", "llvm.fshr",
-    "llvm.bswap", "llvm.bitreverse", NULL};
+    "llvm.bswap", "llvm.bitreverse", "llvm.sadd.sat", "llvm.uadd.sat", "llvm.ssub.sat",
+    "llvm.usub.sat", NULL};
 static const char *const no_effect[] = {"llvm.lifetime.", "llvm.dbg.", "llvm.assume",
                                         "llvm.experimental.noalias", "llvm.var.annotation", NULL};
 

@@ -76,6 +76,7 @@ static inline int cl_mul_hi_i(int x, int y) { return (int)(((long)x * y) >> 32);
 static inline uint cl_mul_hi_u(uint x, uint y) { return (uint)(((ulong)x * y) >> 32); }
 static inline long cl_mul_hi_l(long x, long y) { return (long)(((__int128)x * y) >> 64); }
 #define mul_hi(x, y) _Generic((x), int: cl_mul_hi_i, uint: cl_mul_hi_u, long: cl_mul_hi_l)(x, y)
+#define mad_hi(x, y, z) (mul_hi(x, y) + (z))
 
 static inline float dot(float4 a, float4 b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];

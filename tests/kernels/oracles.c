@@ -451,6 +451,49 @@ void oracle_types_double(kio *io) {
   }
 }
 
+static uint32_t rotl32(uint32_t v, uint32_t by) { return by % 32 ? v << by % 32 | v >> (32 - by % 32) : v; }
+static int32_t sat32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v; }
+static uint32_t usat32(int64_t v) { return v > UINT32_MAX ? UINT32_MAX : v < 0 ? 0 : (uint32_t)v; }
+
+/* The ordered and unordered comparisons as bits, in common_builtins.cl's order. */
+static int32_t compare_bits(float a, float b) {
+  int un = isnan(a) || isnan(b);
+  return (a == b) + 2 * !(a == b) + 4 * (a > b) + 8 * (a >= b) + 16 * (a < b) + 32 * (a <= b) +
+         64 * (a < b || a > b) + 128 * !un + 256 * un;
+}
+
+void oracle_common_builtins(kio *io) {
+  size_t n = N(io);
+  const float *f = IN(float, 0);
+  float *vo = OUT(float, 3);
+  int32_t *r = OUT(int32_t, 4);
+  for (size_t i = 0; i < n; i++) {
+    int32_t xi = IN(int32_t, 1)[i], xj = IN(int32_t, 1)[i ^ 1], sel[4] = {1, 2, 3, 4}, s = 0;
+    uint32_t ui = IN(uint32_t, 2)[i], uj = IN(uint32_t, 2)[i ^ 1];
+    const float *v = f + 4 * i, *w = f + 2 * (size_t)(xi & 63), *t = f + 3 * i;
+    float wv[4] = {fmaxf(w[0], v[2]), fmaxf(w[1], -v[2]), w[1], w[0]};
+    for (int k = 0; k < 4; k++) vo[4 * i + k] = v[k] * 2.0f + wv[k];
+    for (int k = 0; k < 3; k++) vo[4 * n + 3 * i + k] = xi & 1 ? t[k] - 1.0f : t[k] * t[k];
+    r[8 * i] = (xi & 1 ? -xi : xi) + (xi & 2 ? 2 : 1);
+    int32_t c[4] = {xi, -xi, xi >> 1, ~xi};
+    for (int k = 0; k < 4; k++) s += c[k] < 0 ? 10 * sel[k] : sel[k];
+    r[8 * i + 1] = s;
+    uint32_t bits[4] = {ui, ui << 1, ui << 2, ui << 3};
+    int any = 0, all = 1;
+    for (int k = 0; k < 4; k++) any |= (int)(bits[k] >> 31), all &= (int)(bits[k] >> 31);
+    r[8 * i + 2] = any + 2 * all;
+    r[8 * i + 3] = compare_bits(v[0], xi % 5 == 0 ? NAN : v[1]);
+    r[8 * i + 4] = -((v[0] < 0.5f) + 2 * (v[1] < 0.5f) + 4 * (v[2] < 0.5f) + 8 * (v[3] < 0.5f));
+    r[8 * i + 5] = (int32_t)(rotl32((uint32_t)xi, (uint32_t)i) ^ rotl32(ui, (uint32_t)(7 * i)));
+    r[8 * i + 6] = sat32(2 * (int64_t)xi) ^ sat32(2 * (int64_t)xi) ^
+                   (int32_t)usat32(2 * (int64_t)ui) ^ (int32_t)usat32((int64_t)ui - (ui << 1));
+    if (i & 1)
+      r[8 * i + 7] = (int32_t)(((int64_t)xi + xj) >> 1) ^ (int32_t)(((uint64_t)ui + uj + 1) >> 1);
+    else
+      r[8 * i + 7] = (int32_t)(((int64_t)xi - xi + 1) >> 1) ^ (int32_t)(((uint64_t)ui + ~ui) >> 1);
+  }
+}
+
 void oracle_int_mul_hi(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     size_t j = i ^ 1;
@@ -460,7 +503,7 @@ void oracle_int_mul_hi(kio *io) {
     OUT(uint32_t, 3)[2 * i] = (uint32_t)(x > y ? x - y : y - x);
     OUT(uint32_t, 3)[2 * i + 1] = (uint32_t)(u > v ? u - v : v - u);
     OUT(int32_t, 4)[i] = (int32_t)(x & 1 ? (x * y) >> 32 : -((y * 3) >> 32));
-    OUT(uint32_t, 5)[i] = (uint32_t)((u * v) >> 32);
+    OUT(uint32_t, 5)[i] = (uint32_t)((u * v) >> 32) ^ ((uint32_t)((v * u) >> 32) + (uint32_t)i);
     OUT(int64_t, 6)[i] = (int64_t)((l * m) >> 64);
   }
 }

@@ -1,0 +1,163 @@
+/* OpenCL builtins that are plain IR: each call becomes the loads, stores, compares, selects or
+ * intrinsics it means, before the front end's pipeline, so that the rest of weft sees ordinary
+ * instructions (vload4 at a lane-affine address is then a packed load like any other). A call
+ * this file does not know, or a form of one it does not handle, stays a call, and the lowering
+ * reports it with its line. */
+#include <string.h>
+
+#include <llvm-c/DebugInfo.h>
+
+#include "compiler.h"
+
+typedef struct expander {
+  LLVMContextRef c;
+  LLVMModuleRef m;
+  LLVMBuilderRef b;
+  LLVMValueRef call;
+  builtin bi;
+} expander;
+
+static LLVMValueRef arg(const expander *x, unsigned i) { return LLVMGetOperand(x->call, i); }
+
+static int is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
+
+static LLVMTypeRef scalar_of(LLVMTypeRef t) { return is_vector(t) ? LLVMGetElementType(t) : t; }
+
+/* The constant v in type t, every element of a vector. */
+static LLVMValueRef splat(LLVMTypeRef t, unsigned long long v) {
+  LLVMValueRef e = LLVMConstInt(scalar_of(t), v, 0);
+  if (!is_vector(t)) return e;
+  unsigned n = LLVMGetVectorSize(t);
+  LLVMValueRef es[16];
+  for (unsigned i = 0; i < n && i < 16; i++) es[i] = e;
+  return LLVMConstVector(es, n < 16 ? n : 16);
+}
+
+/* vloadN(offset, p): the N elements at p + offset * N; vstoreN(data, offset, p). */
+static LLVMValueRef vload_store(const expander *x, int store) {
+  LLVMValueRef data = store ? arg(x, 0) : NULL, offset = arg(x, store), p = arg(x, store + 1);
+  LLVMTypeRef vt = store ? LLVMTypeOf(data) : LLVMTypeOf(x->call), et = scalar_of(vt);
+  if (!is_vector(vt)) return NULL;
+  LLVMValueRef n = LLVMConstInt(LLVMTypeOf(offset), LLVMGetVectorSize(vt), 0);
+  LLVMValueRef index = LLVMBuildMul(x->b, offset, n, "");
+  LLVMValueRef at = LLVMBuildGEP2(x->b, et, p, &index, 1, "");
+  unsigned align = (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), et);
+  LLVMValueRef access = store ? LLVMBuildStore(x->b, data, at) : LLVMBuildLoad2(x->b, vt, at, "");
+  LLVMSetAlignment(access, align);
+  return access;
+}
+
+/* select(a, b, c): b where c is set, a elsewhere; for vectors "set" is the element's top bit. */
+static LLVMValueRef select_builtin(const expander *x) {
+  LLVMValueRef a = arg(x, 0), b = arg(x, 1), c = arg(x, 2);
+  LLVMTypeRef ct = LLVMTypeOf(c);
+  LLVMValueRef set = is_vector(ct) ? LLVMBuildICmp(x->b, LLVMIntSLT, c, splat(ct, 0), "")
+                                   : LLVMBuildICmp(x->b, LLVMIntNE, c, splat(ct, 0), "");
+  return LLVMBuildSelect(x->b, set, b, a, "");
+}
+
+/* any(x) / all(x): 1 if the top bit of any / every element of x is set, else 0. */
+static LLVMValueRef any_all(const expander *x, int all) {
+  LLVMValueRef v = arg(x, 0);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef neg = LLVMBuildICmp(x->b, LLVMIntSLT, v, splat(t, 0), ""), r = neg;
+  for (unsigned i = 0; is_vector(t) && i < LLVMGetVectorSize(t); i++) {
+    LLVMValueRef e = LLVMBuildExtractElement(x->b, neg, LLVMConstInt(LLVMInt32TypeInContext(x->c), i, 0), "");
+    r = i == 0 ? e : all ? LLVMBuildAnd(x->b, r, e, "") : LLVMBuildOr(x->b, r, e, "");
+  }
+  return LLVMBuildZExt(x->b, r, LLVMTypeOf(x->call), "");
+}
+
+/* isequal, isless, ...: 1 or 0 for scalars, -1 or 0 per element for vectors. */
+static LLVMValueRef compare(const expander *x, LLVMRealPredicate pred) {
+  LLVMValueRef r = LLVMBuildFCmp(x->b, pred, arg(x, 0), arg(x, 1), "");
+  LLVMTypeRef t = LLVMTypeOf(x->call);
+  return is_vector(t) ? LLVMBuildSExt(x->b, r, t, "") : LLVMBuildZExt(x->b, r, t, "");
+}
+
+static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(args[0]);
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  return LLVMBuildCall2(x->b, LLVMIntrinsicGetType(x->c, id, &t, 1),
+                        LLVMGetIntrinsicDeclaration(x->m, id, &t, 1), args, n, "");
+}
+
+/* hadd(a, b) = (a + b) >> 1 and rhadd(a, b) = (a + b + 1) >> 1 without overflow: the halves
+ * plus the carry of the low bits. */
+static LLVMValueRef half_add(const expander *x, int round) {
+  LLVMValueRef a = arg(x, 0), b = arg(x, 1);
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMValueRef one = splat(t, 1);
+  LLVMValueRef (*shift)(LLVMBuilderRef, LLVMValueRef, LLVMValueRef, const char *) =
+      builtin_unsigned(&x->bi) ? LLVMBuildLShr : LLVMBuildAShr;
+  LLVMValueRef halves = LLVMBuildAdd(x->b, shift(x->b, a, one, ""), shift(x->b, b, one, ""), "");
+  LLVMValueRef low = round ? LLVMBuildOr(x->b, a, b, "") : LLVMBuildAnd(x->b, a, b, "");
+  return LLVMBuildAdd(x->b, halves, LLVMBuildAnd(x->b, low, one, ""), "");
+}
+
+static LLVMValueRef integer_op(const expander *x, const char *name) {
+  LLVMValueRef a[2] = {arg(x, 0), arg(x, 1)};
+  int u = builtin_unsigned(&x->bi);
+  if (!strcmp(name, "rotate")) return intrinsic(x, "llvm.fshl", (LLVMValueRef[]){a[0], a[0], a[1]}, 3);
+  if (!strcmp(name, "add_sat")) return intrinsic(x, u ? "llvm.uadd.sat" : "llvm.sadd.sat", a, 2);
+  if (!strcmp(name, "sub_sat")) return intrinsic(x, u ? "llvm.usub.sat" : "llvm.ssub.sat", a, 2);
+  if (!strcmp(name, "hadd")) return half_add(x, 0);
+  if (!strcmp(name, "rhadd")) return half_add(x, 1);
+  return NULL;
+}
+
+static const struct {
+  const char *name;
+  LLVMRealPredicate pred;
+} comparisons[] = {
+    {"isequal", LLVMRealOEQ},      {"isnotequal", LLVMRealUNE}, {"isgreater", LLVMRealOGT},
+    {"isgreaterequal", LLVMRealOGE}, {"isless", LLVMRealOLT},   {"islessequal", LLVMRealOLE},
+    {"islessgreater", LLVMRealONE}, {"isordered", LLVMRealORD}, {"isunordered", LLVMRealUNO},
+};
+
+/* name is `prefix` and a vector width: vload4, vstore16, ... */
+static int sized(const char *name, const char *prefix) {
+  size_t n = strlen(prefix);
+  if (strncmp(name, prefix, n)) return 0;
+  const char *w = name + n;
+  return !strcmp(w, "2") || !strcmp(w, "3") || !strcmp(w, "4") || !strcmp(w, "8") || !strcmp(w, "16");
+}
+
+/* The IR for x->call, built before it; NULL when this file does not expand it. */
+static LLVMValueRef expand(const expander *x) {
+  const char *name = x->bi.name;
+  unsigned n = LLVMGetNumArgOperands(x->call);
+  if (sized(name, "vload") && n == 2) return vload_store(x, 0);
+  if (sized(name, "vstore") && n == 3) return vload_store(x, 1);
+  if (!strcmp(name, "select") && n == 3) return select_builtin(x);
+  if ((!strcmp(name, "any") || !strcmp(name, "all")) && n == 1) return any_all(x, name[1] == 'l');
+  for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++)
+    if (!strcmp(name, comparisons[i].name) && n == 2) return compare(x, comparisons[i].pred);
+  int integer = LLVMGetTypeKind(scalar_of(LLVMTypeOf(x->call))) == LLVMIntegerTypeKind;
+  return integer && n == 2 ? integer_op(x, name) : NULL;
+}
+
+static void expand_block(expander *x, LLVMBasicBlockRef bb) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    if (!LLVMIsACallInst(i)) continue;
+    x->call = i;
+    x->bi = builtin_of_call(i);
+    if (x->bi.kind != BI_UNSUPPORTED) continue;
+    LLVMPositionBuilderBefore(x->b, i);
+    LLVMSetCurrentDebugLocation2(x->b, LLVMInstructionGetDebugLoc(i)); /* lines for the CFG */
+    LLVMValueRef r = expand(x);
+    if (!r) continue;
+    if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) LLVMReplaceAllUsesWith(i, r);
+    LLVMInstructionEraseFromParent(i);
+  }
+}
+
+void expand_builtins(LLVMModuleRef m) {
+  expander x = {.c = LLVMGetModuleContext(m), .m = m};
+  x.b = LLVMCreateBuilderInContext(x.c);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      expand_block(&x, bb);
+  LLVMDisposeBuilder(x.b);
+}
