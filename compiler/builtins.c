@@ -83,7 +83,7 @@ static int parse_type(type_parser *tp, cl_type *t) {
   if (!strncmp(p, "Dv", 2)) {
     char *end;
     unsigned long n = strtoul(p + 2, &end, 10);
-    if (*end != '_' || n < 2 || n > 16 || !strchr("cahstijlmfd", end[1]) || !end[1]) return 0;
+    if (*end != '_' || n < 2 || n > 16 || !end[1] || !strchr("cahstijlmfd", end[1])) return 0;
     *t = (cl_type){end[1], (unsigned)n, 0};
     tp->p = end + 2;
     add_sub(tp, *t);
