@@ -1,9 +1,11 @@
 /* Calls to builtins in their vectors' own types. clang declares the builtins with the x86-64
- * calling convention, which passes and returns a vector of 8 bytes or less as a scalar: float2
- * and int2 as a double, short2 as an i32, char2 as an i16. Taken as they stand, fmax(float2)
- * would compare two doubles and select(int2) would test one. Each such declaration is replaced
- * by one with the vector types the mangled name gives, and each call bitcasts its arguments to
- * them and its result back, which the front end's pipeline folds away. */
+ * calling convention, which passes and returns a vector of 8 bytes or less as a scalar (float2
+ * and int2 as a double, short2 as an i32, char2 as an i16) and passes one of 32 bytes or more
+ * through memory (a byval pointer to a float8). Taken as they stand, fmax(float2) would compare
+ * two doubles, select(int2) would test one and fmax(float8) would take two pointers. Each such
+ * declaration is replaced by one with the vector types the mangled name gives, and each call
+ * bitcasts or loads its arguments to them and bitcasts its result back, which the front end's
+ * pipeline folds away. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,11 @@ static LLVMTypeRef scalar_type(LLVMContextRef c, char code) {
 }
 
 static int is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
+
+static int is_byval(LLVMValueRef fn, unsigned param) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  return LLVMGetEnumAttributeAtIndex(fn, param + 1, kind) != NULL;
+}
 
 /* The vector type t stands for, when t is the scalar the calling convention made of it. */
 static LLVMTypeRef restored(LLVMTargetDataRef td, LLVMTypeRef t, LLVMTypeRef vector) {
@@ -83,7 +90,10 @@ static void rewrite_calls(LLVMValueRef fn, LLVMValueRef to, LLVMBuilderRef b) {
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call)); /* for its line in errors */
     for (unsigned i = 0; i < np; i++) {
       LLVMValueRef a = LLVMGetOperand(call, i);
-      args[i] = LLVMTypeOf(a) == real[i] ? a : LLVMBuildBitCast(b, a, real[i], "");
+      if (LLVMTypeOf(a) == real[i]) args[i] = a;
+      else if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) /* byval */
+        args[i] = LLVMBuildLoad2(b, real[i], a, "");
+      else args[i] = LLVMBuildBitCast(b, a, real[i], "");
     }
     LLVMValueRef r = LLVMBuildCall2(b, nt, to, args, np, "");
     if (LLVMGetTypeKind(LLVMGetReturnType(ft)) != LLVMVoidTypeKind)
@@ -108,7 +118,8 @@ static void restore(LLVMModuleRef m, LLVMValueRef fn, LLVMBuilderRef b) {
   int changed = 0;
   for (unsigned i = 0; i < np; i++) {
     LLVMTypeRef e = p[i].width && !p[i].pointer ? scalar_type(c, p[i].code) : NULL;
-    real[i] = restored(td, params[i], e ? LLVMVectorType(e, p[i].width) : NULL);
+    LLVMTypeRef vector = e ? LLVMVectorType(e, p[i].width) : NULL;
+    real[i] = vector && is_byval(fn, i) ? vector : restored(td, params[i], vector);
     changed |= real[i] != NULL;
     if (!real[i]) real[i] = params[i];
   }

@@ -101,7 +101,7 @@ const kcase kcases[] = {
     CASE_TOL(float4_arith, 1e-5, R1(1024, 64), 4, G(F32, 4096, -1, 1), G(F32, 4096, -1, 1),
              G(F32, 4096, 0, 0), G(F32, 1024, 0, 0)),
     {"common_builtins", R1(1024, 64), 5, {G(F32, 4096, -1, 1), G(I32, 1024, -1e9, 1e9),
-     GBITS(U32, 1024), G(F32, 7 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0)},
+     GBITS(U32, 1024), G(F32, 15 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0)},
      oracle_common_builtins, 0, .not_c = true}, /* vector literals and components */
     {"float4_swizzle", R1(1024, 64), 2, {G(F32, 4096, -1, 1), G(F32, 4096, 0, 0)},
      oracle_float4_swizzle, 1e-6, .not_c = true}, /* components, a vector literal */

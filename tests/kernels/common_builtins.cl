@@ -2,8 +2,9 @@
  * elements at lane-affine and at varying offsets, select on scalars and vectors, any/all, the
  * ordered and unordered comparisons (with NaNs), rotate, add_sat/sub_sat and hadd/rhadd on int
  * and uint, some under a varying branch; float2 and int2, which the x86-64 calling convention
- * passes as doubles, in fmax, select and vload2 (builtin_types.c). vo gets 4 floats per
- * work-item from vstore4, then 3 from vstore3; r gets 8 ints. */
+ * passes as doubles, in fmax, select and vload2, and float8, which it passes through memory, in
+ * fmax, vload8 and vstore8 (builtin_types.c). vo gets 4 floats per work-item from vstore4, then
+ * 3 from vstore3, then 8 from vstore8; r gets 8 ints. */
 __kernel void common_builtins(__global const float *f, __global const int *x,
                               __global const uint *u, __global float *vo, __global int *r) {
   int i = get_global_id(0), n = get_global_size(0), xi = x[i];
@@ -27,7 +28,9 @@ __kernel void common_builtins(__global const float *f, __global const int *x,
                  8 * isgreaterequal(a, b) + 16 * isless(a, b) + 32 * islessequal(a, b) +
                  64 * islessgreater(a, b) + 128 * isordered(a, b) + 256 * isunordered(a, b);
   int4 c = isless(v, (float4)(0.5f));
-  r[8 * i + 4] = c.x + 2 * c.y + 4 * c.z + 8 * c.w;
+  float8 e = fmax(vload8(i >> 1, f), (float8)(v.w));
+  vstore8(e, i, vo + 7 * n);
+  r[8 * i + 4] = c.x + 2 * c.y + 4 * c.z + 8 * c.w + 16 * (e.s3 > e.s6);
   r[8 * i + 5] = rotate(xi, i) ^ (int)rotate(ui, (uint)(7 * i));
   r[8 * i + 6] = add_sat(xi, xi) ^ sub_sat(xi, -xi) ^ (int)add_sat(ui, ui) ^ (int)sub_sat(ui, ui << 1);
   if (i & 1)

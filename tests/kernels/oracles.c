@@ -483,7 +483,10 @@ void oracle_common_builtins(kio *io) {
     for (int k = 0; k < 4; k++) any |= (int)(bits[k] >> 31), all &= (int)(bits[k] >> 31);
     r[8 * i + 2] = any + 2 * all;
     r[8 * i + 3] = compare_bits(v[0], xi % 5 == 0 ? NAN : v[1]);
-    r[8 * i + 4] = -((v[0] < 0.5f) + 2 * (v[1] < 0.5f) + 4 * (v[2] < 0.5f) + 8 * (v[3] < 0.5f));
+    float e[8];
+    for (int k = 0; k < 8; k++) vo[7 * n + 8 * i + k] = e[k] = fmaxf(f[8 * (i >> 1) + k], v[3]);
+    r[8 * i + 4] = -((v[0] < 0.5f) + 2 * (v[1] < 0.5f) + 4 * (v[2] < 0.5f) + 8 * (v[3] < 0.5f)) +
+                   16 * (e[3] > e[6]);
     r[8 * i + 5] = (int32_t)(rotl32((uint32_t)xi, (uint32_t)i) ^ rotl32(ui, (uint32_t)(7 * i)));
     r[8 * i + 6] = sat32(2 * (int64_t)xi) ^ sat32(2 * (int64_t)xi) ^
                    (int32_t)usat32(2 * (int64_t)ui) ^ (int32_t)usat32((int64_t)ui - (ui << 1));
