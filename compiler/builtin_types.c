@@ -112,7 +112,9 @@ static void restore(LLVMModuleRef m, LLVMValueRef fn, LLVMBuilderRef b) {
   cl_type p[MAX_PARAMS];
   unsigned np = LLVMCountParamTypes(ft);
   LLVMUseRef use = LLVMGetFirstUse(fn);
-  if (!use || np > MAX_PARAMS || builtin_param_types(fn, p, MAX_PARAMS) != (int)np) return;
+  if (!use || !LLVMIsACallInst(LLVMGetUser(use)) || np > MAX_PARAMS ||
+      builtin_param_types(fn, p, MAX_PARAMS) != (int)np)
+    return;
   builtin bi = builtin_of_call(LLVMGetUser(use));
   LLVMGetParamTypes(ft, params);
   int changed = 0;
