@@ -27,8 +27,6 @@ static LLVMTypeRef scalar_type(LLVMContextRef c, char code) {
   }
 }
 
-static int is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
-
 static int is_byval(LLVMValueRef fn, unsigned param) {
   unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
   return LLVMGetEnumAttributeAtIndex(fn, param + 1, kind) != NULL;
@@ -36,8 +34,8 @@ static int is_byval(LLVMValueRef fn, unsigned param) {
 
 /* The vector type t stands for, when t is the scalar the calling convention made of it. */
 static LLVMTypeRef restored(LLVMTargetDataRef td, LLVMTypeRef t, LLVMTypeRef vector) {
-  if (!vector || is_vector(t) || !LLVMTypeIsSized(t) || LLVMGetTypeKind(t) == LLVMPointerTypeKind)
-    return NULL;
+  if (!vector || ir_is_vector(t) || !LLVMTypeIsSized(t)) return NULL;
+  if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return NULL;
   return LLVMABISizeOfType(td, t) == LLVMABISizeOfType(td, vector) ? vector : NULL;
 }
 

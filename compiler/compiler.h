@@ -161,6 +161,12 @@ int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned
 /* --- expand_builtins.c: vloadN/vstoreN, select, any/all, isless and the other comparisons,
  * rotate, add_sat/sub_sat, hadd/rhadd become the plain IR they mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);
+/* The integer constant v of type t, in every element when t is a vector (of at most 256). */
+LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
+static inline int ir_is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
+static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
+  return ir_is_vector(t) ? LLVMGetElementType(t) : t;
+}
 /* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,
  * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
 void builtin_types_restore(LLVMModuleRef m);

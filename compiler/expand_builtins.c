@@ -19,25 +19,19 @@ typedef struct expander {
 
 static LLVMValueRef arg(const expander *x, unsigned i) { return LLVMGetOperand(x->call, i); }
 
-static int is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
-
-static LLVMTypeRef scalar_of(LLVMTypeRef t) { return is_vector(t) ? LLVMGetElementType(t) : t; }
-
-/* The constant v in type t, every element of a vector. */
-static LLVMValueRef splat(LLVMTypeRef t, unsigned long long v) {
-  LLVMValueRef e = LLVMConstInt(scalar_of(t), v, 0);
-  if (!is_vector(t)) return e;
-  unsigned n = LLVMGetVectorSize(t);
-  LLVMValueRef es[16];
-  for (unsigned i = 0; i < n && i < 16; i++) es[i] = e;
-  return LLVMConstVector(es, n < 16 ? n : 16);
+LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v) {
+  LLVMValueRef e = LLVMConstInt(ir_scalar_of(t), v, 0), es[256];
+  if (!ir_is_vector(t)) return e;
+  unsigned n = LLVMGetVectorSize(t) < 256 ? LLVMGetVectorSize(t) : 256;
+  for (unsigned i = 0; i < n; i++) es[i] = e;
+  return LLVMConstVector(es, n);
 }
 
 /* vloadN(offset, p): the N elements at p + offset * N; vstoreN(data, offset, p). */
 static LLVMValueRef vload_store(const expander *x, int store) {
   LLVMValueRef data = store ? arg(x, 0) : NULL, offset = arg(x, store), p = arg(x, store + 1);
-  LLVMTypeRef vt = store ? LLVMTypeOf(data) : LLVMTypeOf(x->call), et = scalar_of(vt);
-  if (!is_vector(vt)) return NULL;
+  LLVMTypeRef vt = store ? LLVMTypeOf(data) : LLVMTypeOf(x->call), et = ir_scalar_of(vt);
+  if (!ir_is_vector(vt)) return NULL;
   LLVMValueRef n = LLVMConstInt(LLVMTypeOf(offset), LLVMGetVectorSize(vt), 0);
   LLVMValueRef index = LLVMBuildMul(x->b, offset, n, "");
   LLVMValueRef at = LLVMBuildGEP2(x->b, et, p, &index, 1, "");
@@ -51,8 +45,8 @@ static LLVMValueRef vload_store(const expander *x, int store) {
 static LLVMValueRef select_builtin(const expander *x) {
   LLVMValueRef a = arg(x, 0), b = arg(x, 1), c = arg(x, 2);
   LLVMTypeRef ct = LLVMTypeOf(c);
-  LLVMValueRef set = is_vector(ct) ? LLVMBuildICmp(x->b, LLVMIntSLT, c, splat(ct, 0), "")
-                                   : LLVMBuildICmp(x->b, LLVMIntNE, c, splat(ct, 0), "");
+  LLVMIntPredicate set_if = ir_is_vector(ct) ? LLVMIntSLT : LLVMIntNE;
+  LLVMValueRef set = LLVMBuildICmp(x->b, set_if, c, ir_const_int(ct, 0), "");
   return LLVMBuildSelect(x->b, set, b, a, "");
 }
 
@@ -60,9 +54,10 @@ static LLVMValueRef select_builtin(const expander *x) {
 static LLVMValueRef any_all(const expander *x, int all) {
   LLVMValueRef v = arg(x, 0);
   LLVMTypeRef t = LLVMTypeOf(v);
-  LLVMValueRef neg = LLVMBuildICmp(x->b, LLVMIntSLT, v, splat(t, 0), ""), r = neg;
-  for (unsigned i = 0; is_vector(t) && i < LLVMGetVectorSize(t); i++) {
-    LLVMValueRef e = LLVMBuildExtractElement(x->b, neg, LLVMConstInt(LLVMInt32TypeInContext(x->c), i, 0), "");
+  LLVMValueRef neg = LLVMBuildICmp(x->b, LLVMIntSLT, v, ir_const_int(t, 0), ""), r = neg;
+  for (unsigned i = 0; ir_is_vector(t) && i < LLVMGetVectorSize(t); i++) {
+    LLVMValueRef at = LLVMConstInt(LLVMInt32TypeInContext(x->c), i, 0);
+    LLVMValueRef e = LLVMBuildExtractElement(x->b, neg, at, "");
     r = i == 0 ? e : all ? LLVMBuildAnd(x->b, r, e, "") : LLVMBuildOr(x->b, r, e, "");
   }
   return LLVMBuildZExt(x->b, r, LLVMTypeOf(x->call), "");
@@ -72,7 +67,7 @@ static LLVMValueRef any_all(const expander *x, int all) {
 static LLVMValueRef compare(const expander *x, LLVMRealPredicate pred) {
   LLVMValueRef r = LLVMBuildFCmp(x->b, pred, arg(x, 0), arg(x, 1), "");
   LLVMTypeRef t = LLVMTypeOf(x->call);
-  return is_vector(t) ? LLVMBuildSExt(x->b, r, t, "") : LLVMBuildZExt(x->b, r, t, "");
+  return ir_is_vector(t) ? LLVMBuildSExt(x->b, r, t, "") : LLVMBuildZExt(x->b, r, t, "");
 }
 
 static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef *args, unsigned n) {
@@ -87,7 +82,7 @@ static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef 
 static LLVMValueRef half_add(const expander *x, int round) {
   LLVMValueRef a = arg(x, 0), b = arg(x, 1);
   LLVMTypeRef t = LLVMTypeOf(a);
-  LLVMValueRef one = splat(t, 1);
+  LLVMValueRef one = ir_const_int(t, 1);
   LLVMValueRef (*shift)(LLVMBuilderRef, LLVMValueRef, LLVMValueRef, const char *) =
       builtin_unsigned(&x->bi) ? LLVMBuildLShr : LLVMBuildAShr;
   LLVMValueRef halves = LLVMBuildAdd(x->b, shift(x->b, a, one, ""), shift(x->b, b, one, ""), "");
@@ -98,7 +93,8 @@ static LLVMValueRef half_add(const expander *x, int round) {
 static LLVMValueRef integer_op(const expander *x, const char *name) {
   LLVMValueRef a[2] = {arg(x, 0), arg(x, 1)};
   int u = builtin_unsigned(&x->bi);
-  if (!strcmp(name, "rotate")) return intrinsic(x, "llvm.fshl", (LLVMValueRef[]){a[0], a[0], a[1]}, 3);
+  if (!strcmp(name, "rotate")) /* a funnel shift of x with itself is a rotation */
+    return intrinsic(x, "llvm.fshl", (LLVMValueRef[]){a[0], a[0], a[1]}, 3);
   if (!strcmp(name, "add_sat")) return intrinsic(x, u ? "llvm.uadd.sat" : "llvm.sadd.sat", a, 2);
   if (!strcmp(name, "sub_sat")) return intrinsic(x, u ? "llvm.usub.sat" : "llvm.ssub.sat", a, 2);
   if (!strcmp(name, "hadd")) return half_add(x, 0);
@@ -120,7 +116,8 @@ static int sized(const char *name, const char *prefix) {
   size_t n = strlen(prefix);
   if (strncmp(name, prefix, n)) return 0;
   const char *w = name + n;
-  return !strcmp(w, "2") || !strcmp(w, "3") || !strcmp(w, "4") || !strcmp(w, "8") || !strcmp(w, "16");
+  return !strcmp(w, "2") || !strcmp(w, "3") || !strcmp(w, "4") || !strcmp(w, "8") ||
+         !strcmp(w, "16");
 }
 
 /* The IR for x->call, built before it; NULL when this file does not expand it. */
@@ -133,7 +130,7 @@ static LLVMValueRef expand(const expander *x) {
   if ((!strcmp(name, "any") || !strcmp(name, "all")) && n == 1) return any_all(x, name[1] == 'l');
   for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++)
     if (!strcmp(name, comparisons[i].name) && n == 2) return compare(x, comparisons[i].pred);
-  int integer = LLVMGetTypeKind(scalar_of(LLVMTypeOf(x->call))) == LLVMIntegerTypeKind;
+  int integer = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call))) == LLVMIntegerTypeKind;
   return integer && n == 2 ? integer_op(x, name) : NULL;
 }
 

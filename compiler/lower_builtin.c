@@ -284,16 +284,6 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
 
 /* ---- integers, conversions, relations ---- */
 
-/* The integer constant v of type t, splat over t's elements when t is a vector (at most G
- * lanes of 16 components). */
-static LLVMValueRef const_int_like(LLVMTypeRef t, unsigned long long v) {
-  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMConstInt(t, v, 0);
-  LLVMValueRef e[16 * 16];
-  unsigned n = LLVMGetVectorSize(t);
-  for (unsigned i = 0; i < n && i < 16 * 16; i++) e[i] = LLVMConstInt(LLVMGetElementType(t), v, 0);
-  return LLVMConstVector(e, n < 16 * 16 ? n : 16 * 16);
-}
-
 /* mul_hi: the high half of the full product, in twice the width (i128 for long). */
 static LLVMValueRef mul_hi(lower *L, LLVMValueRef x, LLVMValueRef y, int u) {
   LLVMTypeRef t = LLVMTypeOf(x), vector = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? t : NULL;
@@ -303,7 +293,7 @@ static LLVMValueRef mul_hi(lower *L, LLVMValueRef x, LLVMValueRef y, int u) {
   LLVMValueRef (*ext)(LLVMBuilderRef, LLVMValueRef, LLVMTypeRef, const char *) =
       u ? LLVMBuildZExt : LLVMBuildSExt;
   LLVMValueRef p = LLVMBuildMul(L->b, ext(L->b, x, wide, ""), ext(L->b, y, wide, ""), "");
-  return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, p, const_int_like(wide, bits), ""), t, "");
+  return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, p, ir_const_int(wide, bits), ""), t, "");
 }
 
 static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
