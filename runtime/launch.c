@@ -330,8 +330,7 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
   }
   p->nwarps = (p->group_items + k->warp - 1) / k->warp;
   unsigned tail = p->group_items - (p->nwarps - 1) * k->warp; /* 1..warp */
-  p->live[0] = k->warp == 64 ? ~0ull : (1ull << k->warp) - 1;
-  p->live[1] = tail == 64 ? ~0ull : (1ull << tail) - 1;
+  p->live[0] = rt_first_lanes(k->warp), p->live[1] = rt_first_lanes(tail);
   return check_args(k, nargs, args, err, errlen);
 }
 

@@ -23,6 +23,8 @@
 #define RT_ERR_LEN 256          /* bytes of an error message kept per worker */
 
 static inline size_t rt_align64(size_t n) { return (n + 63) & ~(size_t)63; }
+/* The mask of lanes 0..n-1, n at most 64. */
+static inline uint64_t rt_first_lanes(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 
 /* Milliseconds on the monotonic clock: launch times, and the build's phases (compiler/). */
 static inline double rt_now_ms(void) {

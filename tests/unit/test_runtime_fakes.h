@@ -24,7 +24,7 @@ static const uint32_t *fake_ninstr;
 /* Accounts one execution of block c->pc, as generated code does. */
 static inline void fake_exec(weft_warp_ctx *c) {
   uint32_t n = fake_ninstr ? fake_ninstr[c->pc] : 1;
-  uint64_t gmask = (fake_g == 64 ? ~0ull : (1ull << fake_g) - 1);
+  uint64_t gmask = rt_first_lanes(fake_g);
   c->block_execs++;
   c->instr_execs += n;
   c->lane_instrs += (uint64_t)__builtin_popcountll(c->mask) * n;
