@@ -1,9 +1,11 @@
 /* The scheduler: runs one work-group to its end on the calling worker.
  *
- * A worker lays out one 64-byte aligned block per launch and reuses it for every work-group it
- * runs: the warps' weft_warp_ctx, their frames, their policy states and counters, and the
- * work-group's __local memory. Each work-group starts from zeroed frames and local memory, so a
- * run does not depend on which worker ran which work-group before.
+ * A worker lays out one block per launch (weft_buffer_alloc, so that __local memory, laid out
+ * last, ends at a guard page) and reuses it for every work-group it runs: the warps'
+ * weft_warp_ctx, their frames, their policy states and counters, and the work-group's __local
+ * memory. Each work-group starts from zeroed local memory, and generated code reads a frame
+ * value only where its lanes stored it (start_warp), so a run does not depend on which worker
+ * ran which work-group before.
  *
  * Every warp's first call runs without its policy, chained to the next warp's (first_calls), so
  * warps that never diverge run a work-group in one call into generated code. Then the loop runs
