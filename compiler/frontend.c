@@ -12,6 +12,8 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <spawn.h>
@@ -20,6 +22,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,7 +44,8 @@ LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after) {
   return f;
 }
 
-static char *read_fd(int fd, size_t *len) {
+/* Reads fd to its end, or until `whole` (when not NULL) says that what came is complete. */
+static char *read_fd(int fd, size_t *len, int (*whole)(const unsigned char *, size_t)) {
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
   for (ssize_t r; buf; n += (size_t)r) {
@@ -52,14 +56,42 @@ static char *read_fd(int fd, size_t *len) {
     }
     r = read(fd, buf + n, cap - n - 1);
     if (r < 0 && errno == EINTR) { r = 0; continue; }
-    if (r <= 0) {
-      buf[n] = 0;
-      *len = n;
+    if (r <= 0 || (whole && whole((unsigned char *)buf, n + (size_t)r))) {
+      *len = n + (r > 0 ? (size_t)r : 0);
+      buf[*len] = 0;
       return buf;
     }
   }
   free(buf);
   return NULL;
+}
+
+static void drain(int fd) {
+  char sink[4096];
+  for (ssize_t r; (r = read(fd, sink, sizeof sink)) > 0 || (r < 0 && errno == EINTR);) {}
+}
+
+/* clang-19 has written its bitcode some 10 ms before it has exited (static destructors, and
+ * unmapping libLLVM), so the build goes on as soon as the bitcode is whole. Raw bitcode is a
+ * magic number and top-level blocks; each starts with one word (ENTER_SUBBLOCK in 2 bits, the
+ * block id in a vbr8, the abbreviation width in a vbr4, padding) and its length in words, and
+ * LLVM's writer puts the string table last. Anything else waits for the end of the stream. */
+#define BITCODE_STRTAB_BLOCK 23
+
+static uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int bitcode_whole(const unsigned char *b, size_t len) {
+  if (len < 4 || memcmp(b, "BC\xC0\xDE", 4) != 0) return 0;
+  for (size_t at = 4; at + 8 <= len;) {
+    uint32_t head = le32(b + at);
+    int one_word = (head & 3) == 1 && !(head & 0x200) && !(head & 0x2000) && !(head >> 14);
+    if (!one_word) return 0;
+    at += 8 + (size_t)le32(b + at + 4) * 4;
+    if ((head >> 2 & 0xff) == BITCODE_STRTAB_BLOCK) return at == len;
+  }
+  return 0;
 }
 
 static const char *clang_path(void) {
@@ -137,21 +169,50 @@ static int clang_spawn(const char *input, int in_fd, const char *options, fronte
   return rc != 0 ? -1 : 0;
 }
 
+static void *reap(void *pid) {
+  while (waitpid((pid_t)(intptr_t)pid, NULL, 0) < 0 && errno == EINTR) {}
+  return NULL;
+}
+
+/* A thread of its own waits for a clang that has written all it will write. */
+static void reap_later(pid_t pid) {
+  pthread_attr_t a;
+  pthread_t t;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&a, 64 << 10);
+  if (pthread_create(&t, &a, reap, (void *)(intptr_t)pid) != 0) reap((void *)(intptr_t)pid);
+  pthread_attr_destroy(&a);
+}
+
+static int no_diagnostics(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && st.st_size == 0;
+}
+
 /* Reads the bitcode (malloc'd; NULL when clang failed) and the diagnostics into *log, and reaps
- * clang. First runs `idle`, if clang is still starting up. */
+ * clang. First runs `idle`, if clang is still starting up. Whole bitcode without diagnostics is
+ * a success that needs no exit status; diagnostics end with clang's count of them, written
+ * after the bitcode, so with any the build waits for clang's exit. */
 static char *clang_finish(frontend_clang *c, const frontend_idle *idle, size_t *len, char **log) {
   if (idle && in_startup(c)) idle->fn(idle->arg);
-  char *bitcode = read_fd(c->out, len);
-  int status = 0;
-  while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {}
-  size_t loglen;
-  lseek(c->err, 0, SEEK_SET);
-  *log = read_fd(c->err, &loglen);
-  clang_close(c);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !bitcode || *len == 0) {
-    free(bitcode);
-    bitcode = NULL;
+  char *bitcode = read_fd(c->out, len, bitcode_whole);
+  if (bitcode && bitcode_whole((unsigned char *)bitcode, *len) && no_diagnostics(c->err)) {
+    reap_later(c->pid);
+    *log = strdup("");
+  } else {
+    int status = 0;
+    drain(c->out);
+    while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {}
+    size_t loglen;
+    lseek(c->err, 0, SEEK_SET);
+    *log = read_fd(c->err, &loglen, NULL);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !bitcode || *len == 0) {
+      free(bitcode);
+      bitcode = NULL;
+    }
   }
+  clang_close(c);
   return bitcode;
 }
 

@@ -248,6 +248,27 @@ static void prestarted_and_own_clang_agree(void **state) {
   rmdir(dir);
 }
 
+/* clang's warnings reach the build log whole, with the count that clang writes after the
+ * bitcode, from the prestarted clang and from one of the build's own. */
+static void warnings_reach_the_build_log(void **state) {
+  (void)state;
+  const char *src = "#warning check the log\n"
+                    "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }\n";
+  weft_context *ctx;
+  weft_options o = {.threads = 1, .warp = 8, .lanes = 4};
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+  for (int own = 0; own < 2; own++) {
+    weft_program *p;
+    assert_int_equal(weft_program_build_source(ctx, "warn.cl", src, own ? "-DOWN" : NULL, &p),
+                     WEFT_SUCCESS);
+    const char *log = weft_program_build_log(p);
+    assert_non_null(strstr(log, "warn.cl:1:2: warning: check the log"));
+    assert_non_null(strstr(log, "1 warning generated."));
+    weft_program_release(p);
+  }
+  weft_context_release(ctx);
+}
+
 /* Under `stack` a barrier that only part of a warp reaches is reported with its line: the
  * barrier's own, also where it is the last statement of its block and the '}' after it is the
  * block's last line. */
@@ -389,6 +410,7 @@ int main(void) {
       cmocka_unit_test(same_source_is_built_once),
       cmocka_unit_test(build_error_names_file_and_line),
       cmocka_unit_test(prestarted_and_own_clang_agree),
+      cmocka_unit_test(warnings_reach_the_build_log),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
