@@ -23,6 +23,7 @@ static LLVMTypeRef scalar_type(LLVMContextRef c, char code) {
   case 'l': case 'm': return LLVMInt64TypeInContext(c);
   case 'f': return LLVMFloatTypeInContext(c);
   case 'd': return LLVMDoubleTypeInContext(c);
+  case 'D': return LLVMHalfTypeInContext(c);
   default: return NULL;
   }
 }
@@ -63,6 +64,10 @@ static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_ty
     if (!strcmp(name, *s)) return NULL;
   const cl_type *v = NULL;
   for (int i = 0; i < n && !v; i++) v = p[i].width && !p[i].pointer ? &p[i] : NULL;
+  if ((!strncmp(name, "vload_half", 10) || !strncmp(name, "vloada_half", 11)) && n == 2) {
+    int width = atoi(name + strcspn(name, "0123456789")); /* floats from halves */
+    return width >= 2 ? LLVMVectorType(LLVMFloatTypeInContext(c), (unsigned)width) : NULL;
+  }
   if (!strncmp(name, "vload", 5) && n == 2 && p[1].pointer) /* vloadN(offset, p) */
     return scalar_type(c, p[1].code) && atoi(name + 5) >= 2
                ? LLVMVectorType(scalar_type(c, p[1].code), (unsigned)atoi(name + 5))

@@ -56,8 +56,8 @@ static void add_sub(type_parser *tp, cl_type t) {
   if (tp->nsubs < MAX_SUBS) tp->subs[tp->nsubs++] = t;
 }
 
-/* One type of an Itanium parameter list, as far as OpenCL builtins use them: builtin types,
- * vectors (Dv4_f), pointers with qualifiers, and substitutions. Address spaces are vendor
+/* One type of an Itanium parameter list, as far as OpenCL builtins use them: builtin types
+ * (half, Dh, as 'D'), vectors (Dv4_f), pointers with qualifiers, and substitutions. Address spaces are vendor
  * qualifiers, U<length><name>: clang writes U3AS1 for some builtins and U8CLglobal or U7CLlocal
  * for others (the atomics). 0 when it is none of these. */
 static int parse_type(type_parser *tp, cl_type *t) {
@@ -78,6 +78,11 @@ static int parse_type(type_parser *tp, cl_type *t) {
     if (qualified) add_sub(tp, *t);
     t->pointer = 1;
     add_sub(tp, *t);
+    return 1;
+  }
+  if (!strncmp(p, "Dh", 2)) { /* half: code 'D' */
+    t->code = 'D';
+    tp->p = p + 2;
     return 1;
   }
   if (!strncmp(p, "Dv", 2)) {
@@ -132,7 +137,6 @@ static builtin_kind classify(const char *name, char arg0) {
   if (in_list(math_names, name)) return BI_MATH;
   if (in_list(integer_names, name)) return fp ? BI_MATH : BI_INTEGER;
   if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) return BI_ATOMIC;
-  if (!strncmp(name, "convert_", 8)) return BI_CONVERT;
   return BI_UNSUPPORTED;
 }
 

@@ -139,7 +139,7 @@ void divergence_print(FILE *f, const cfg *g, const divergence *d);
 typedef enum builtin_kind {
   BI_NONE, BI_GLOBAL_ID, BI_LOCAL_ID, BI_GROUP_ID, BI_LOCAL_SIZE, BI_GLOBAL_SIZE,
   BI_NUM_GROUPS, BI_GLOBAL_OFFSET, BI_WORK_DIM, BI_BARRIER, BI_FENCE, BI_MATH, BI_INTEGER,
-  BI_ATOMIC, BI_CONVERT, BI_RELATIONAL, BI_UNSUPPORTED
+  BI_ATOMIC, BI_RELATIONAL, BI_UNSUPPORTED
 } builtin_kind;
 typedef struct builtin {
   builtin_kind kind;
@@ -158,15 +158,38 @@ typedef struct cl_type {
 int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
 int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
 
-/* --- expand_builtins.c: vloadN/vstoreN, select, any/all, isless and the other comparisons,
- * rotate, add_sat/sub_sat, hadd/rhadd become the plain IR they mean (before canonicalising) --- */
+/* --- expand_builtins.c: vloadN/vstoreN, the half loads and stores, conversions, select,
+ * any/all, isless and the other comparisons, rotate, add_sat/sub_sat, hadd/rhadd, upsample and
+ * mad_sat become the plain IR they mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);
 /* The integer constant v of type t, in every element when t is a vector (of at most 256). */
 LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
+LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e); /* constant e in every element of t */
 static inline int ir_is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
 static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
   return ir_is_vector(t) ? LLVMGetElementType(t) : t;
 }
+/* t's shape (a scalar, or a vector of the same length) with elements of type e. */
+static inline LLVMTypeRef ir_shaped(LLVMTypeRef t, LLVMTypeRef e) {
+  return ir_is_vector(t) ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
+}
+/* A call of the intrinsic `name` (llvm.smax), overloaded on the type of args[0]. */
+LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
+                          unsigned n);
+
+/* --- expand_convert.c: OpenCL's conversions, saturating and in every rounding mode --- */
+typedef enum ir_rounding { /* in the order of the suffixes: "", _rte, _rtz, _rtp, _rtn */
+  ROUND_DEFAULT, /* toward zero to an integer, else to nearest even */
+  ROUND_NEAREST, ROUND_TO_ZERO, ROUND_UP, ROUND_DOWN
+} ir_rounding;
+/* x (of unsigned integers when x_unsigned) converted to type `to` (to_unsigned likewise), as
+ * convert_<to>[_sat][_rtX] does; saturate only counts for an integer `to`. */
+LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x_unsigned,
+                        LLVMTypeRef to, int to_unsigned, int saturate, ir_rounding mode);
+/* Reads a conversion's suffix ("", "_sat", "_rtz", "_sat_rte"); 0 when it is none of these. */
+int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode);
+LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
+unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
 /* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,
  * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
 void builtin_types_restore(LLVMModuleRef m);

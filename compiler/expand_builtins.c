@@ -3,6 +3,7 @@
  * instructions (vload4 at a lane-affine address is then a packed load like any other). A call
  * this file does not know, or a form of one it does not handle, stays a call, and the lowering
  * reports it with its line. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/DebugInfo.h>
@@ -19,26 +20,70 @@ typedef struct expander {
 
 static LLVMValueRef arg(const expander *x, unsigned i) { return LLVMGetOperand(x->call, i); }
 
-LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v) {
-  LLVMValueRef e = LLVMConstInt(ir_scalar_of(t), v, 0), es[256];
+LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e) {
+  LLVMValueRef es[256];
   if (!ir_is_vector(t)) return e;
   unsigned n = LLVMGetVectorSize(t) < 256 ? LLVMGetVectorSize(t) : 256;
   for (unsigned i = 0; i < n; i++) es[i] = e;
   return LLVMConstVector(es, n);
 }
 
-/* vloadN(offset, p): the N elements at p + offset * N; vstoreN(data, offset, p). */
-static LLVMValueRef vload_store(const expander *x, int store) {
-  LLVMValueRef data = store ? arg(x, 0) : NULL, offset = arg(x, store), p = arg(x, store + 1);
-  LLVMTypeRef vt = store ? LLVMTypeOf(data) : LLVMTypeOf(x->call), et = ir_scalar_of(vt);
-  if (!ir_is_vector(vt)) return NULL;
-  LLVMValueRef n = LLVMConstInt(LLVMTypeOf(offset), LLVMGetVectorSize(vt), 0);
-  LLVMValueRef index = LLVMBuildMul(x->b, offset, n, "");
+LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v) {
+  return ir_splat(t, LLVMConstInt(ir_scalar_of(t), v, 0));
+}
+
+/* The access (a load, or a store of data) of a value of type t at p + offset * stride
+ * elements of t's element type. */
+static LLVMValueRef access_at(const expander *x, LLVMValueRef data, LLVMTypeRef t,
+                              LLVMValueRef offset, LLVMValueRef p, unsigned stride) {
+  LLVMTypeRef et = ir_scalar_of(t);
+  LLVMValueRef index = LLVMBuildMul(x->b, offset, LLVMConstInt(LLVMTypeOf(offset), stride, 0), "");
   LLVMValueRef at = LLVMBuildGEP2(x->b, et, p, &index, 1, "");
   unsigned align = (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), et);
-  LLVMValueRef access = store ? LLVMBuildStore(x->b, data, at) : LLVMBuildLoad2(x->b, vt, at, "");
+  LLVMValueRef access = data ? LLVMBuildStore(x->b, data, at) : LLVMBuildLoad2(x->b, t, at, "");
   LLVMSetAlignment(access, align);
   return access;
+}
+
+/* vloadN(offset, p): the N elements at p + offset * N; vstoreN(data, offset, p). */
+static LLVMValueRef vload_store(const expander *x, int store) {
+  LLVMValueRef data = store ? arg(x, 0) : NULL;
+  LLVMTypeRef vt = store ? LLVMTypeOf(data) : LLVMTypeOf(x->call);
+  if (!ir_is_vector(vt)) return NULL;
+  return access_at(x, data, vt, arg(x, store), arg(x, store + 1), LLVMGetVectorSize(vt));
+}
+
+/* vload_half[N](offset, p), vloada_half[N], vstore_half[N][_rtX](data, offset, p) and
+ * vstorea_half[N][_rtX]: N halves in memory, floats in the kernel (or doubles, stored). The
+ * aligned forms of 3 take the room of 4. */
+static LLVMValueRef half_access(const expander *x, int store) {
+  const char *p = x->bi.name + (store ? 6 : 5);
+  int aligned = *p == 'a', saturate;
+  if (strncmp(p + aligned, "_half", 5)) return NULL;
+  char *mods;
+  unsigned long n = strtoul(p + aligned + 5, &mods, 10);
+  ir_rounding mode;
+  if ((n == 1 || n > 16 || (n & (n - 1) && n != 3)) || !ir_conversion_modifiers(mods, &saturate, &mode) ||
+      saturate || (!store && mode))
+    return NULL;
+  LLVMTypeRef half = LLVMHalfTypeInContext(x->c), t = n ? LLVMVectorType(half, (unsigned)n) : half;
+  unsigned stride = n == 0 ? 1 : n == 3 && aligned ? 4 : (unsigned)n;
+  LLVMValueRef offset = arg(x, store), at = arg(x, store + 1);
+  if (store)
+    return access_at(x, ir_convert(x->b, x->m, arg(x, 0), 0, t, 0, 0, mode), t, offset, at, stride);
+  LLVMValueRef v = access_at(x, NULL, t, offset, at, stride);
+  return ir_convert(x->b, x->m, v, 0, LLVMTypeOf(x->call), 0, 0, ROUND_DEFAULT);
+}
+
+/* convert_<type>[N][_sat][_rtX](v) */
+static LLVMValueRef convert(const expander *x) {
+  const char *to = x->bi.name + 8, *mods = to + strcspn(to, "0123456789_");
+  int saturate;
+  ir_rounding mode;
+  mods += strspn(mods, "0123456789");
+  if (!ir_conversion_modifiers(mods, &saturate, &mode)) return NULL;
+  return ir_convert(x->b, x->m, arg(x, 0), builtin_unsigned(&x->bi), LLVMTypeOf(x->call),
+                    to[0] == 'u', saturate, mode);
 }
 
 /* select(a, b, c): b where c is set, a elsewhere; for vectors "set" is the element's top bit. */
@@ -70,11 +115,16 @@ static LLVMValueRef compare(const expander *x, LLVMRealPredicate pred) {
   return ir_is_vector(t) ? LLVMBuildSExt(x->b, r, t, "") : LLVMBuildZExt(x->b, r, t, "");
 }
 
-static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef *args, unsigned n) {
+LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
+                          unsigned n) {
   LLVMTypeRef t = LLVMTypeOf(args[0]);
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  return LLVMBuildCall2(x->b, LLVMIntrinsicGetType(x->c, id, &t, 1),
-                        LLVMGetIntrinsicDeclaration(x->m, id, &t, 1), args, n, "");
+  return LLVMBuildCall2(b, LLVMIntrinsicGetType(LLVMGetModuleContext(m), id, &t, 1),
+                        LLVMGetIntrinsicDeclaration(m, id, &t, 1), args, n, "");
+}
+
+static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef *args, unsigned n) {
+  return ir_intrinsic(x->b, x->m, name, args, n);
 }
 
 /* hadd(a, b) = (a + b) >> 1 and rhadd(a, b) = (a + b + 1) >> 1 without overflow: the halves
@@ -90,15 +140,40 @@ static LLVMValueRef half_add(const expander *x, int round) {
   return LLVMBuildAdd(x->b, halves, LLVMBuildAnd(x->b, low, one, ""), "");
 }
 
-static LLVMValueRef integer_op(const expander *x, const char *name) {
-  LLVMValueRef a[2] = {arg(x, 0), arg(x, 1)};
+/* upsample(hi, lo): hi's bits above lo's, in the integer type of twice their width. */
+static LLVMValueRef upsample(const expander *x) {
+  LLVMValueRef hi = arg(x, 0), lo = arg(x, 1);
+  LLVMTypeRef t = LLVMTypeOf(x->call);
+  LLVMValueRef wide = builtin_unsigned(&x->bi) ? LLVMBuildZExt(x->b, hi, t, "") : LLVMBuildSExt(x->b, hi, t, "");
+  LLVMValueRef high = LLVMBuildShl(x->b, wide, ir_const_int(t, ir_scalar_bits(LLVMTypeOf(lo))), "");
+  return LLVMBuildOr(x->b, high, LLVMBuildZExt(x->b, lo, t, ""), "");
+}
+
+/* mad_sat(a, b, c): a * b + c, exact in twice the width (where it cannot overflow), then
+ * converted back with saturation. */
+static LLVMValueRef mad_sat(const expander *x) {
+  LLVMTypeRef t = LLVMTypeOf(x->call);
+  LLVMTypeRef wide = ir_shaped(t, LLVMIntTypeInContext(x->c, 2 * ir_scalar_bits(t)));
   int u = builtin_unsigned(&x->bi);
+  LLVMValueRef w[3];
+  for (unsigned i = 0; i < 3; i++)
+    w[i] = u ? LLVMBuildZExt(x->b, arg(x, i), wide, "") : LLVMBuildSExt(x->b, arg(x, i), wide, "");
+  LLVMValueRef r = LLVMBuildAdd(x->b, LLVMBuildMul(x->b, w[0], w[1], ""), w[2], "");
+  return ir_convert(x->b, x->m, r, u, t, u, 1, ROUND_DEFAULT);
+}
+
+static LLVMValueRef integer_op(const expander *x, const char *name, unsigned n) {
+  LLVMValueRef a[2] = {arg(x, 0), n > 1 ? arg(x, 1) : NULL};
+  int u = builtin_unsigned(&x->bi);
+  if (n == 3) return !strcmp(name, "mad_sat") ? mad_sat(x) : NULL;
+  if (n != 2) return NULL;
   if (!strcmp(name, "rotate")) /* a funnel shift of x with itself is a rotation */
     return intrinsic(x, "llvm.fshl", (LLVMValueRef[]){a[0], a[0], a[1]}, 3);
   if (!strcmp(name, "add_sat")) return intrinsic(x, u ? "llvm.uadd.sat" : "llvm.sadd.sat", a, 2);
   if (!strcmp(name, "sub_sat")) return intrinsic(x, u ? "llvm.usub.sat" : "llvm.ssub.sat", a, 2);
   if (!strcmp(name, "hadd")) return half_add(x, 0);
   if (!strcmp(name, "rhadd")) return half_add(x, 1);
+  if (!strcmp(name, "upsample")) return upsample(x);
   return NULL;
 }
 
@@ -126,12 +201,15 @@ static LLVMValueRef expand(const expander *x) {
   unsigned n = LLVMGetNumArgOperands(x->call);
   if (sized(name, "vload") && n == 2) return vload_store(x, 0);
   if (sized(name, "vstore") && n == 3) return vload_store(x, 1);
+  if (!strncmp(name, "vload", 5) && n == 2) return half_access(x, 0);
+  if (!strncmp(name, "vstore", 6) && n == 3) return half_access(x, 1);
+  if (!strncmp(name, "convert_", 8) && n == 1) return convert(x);
   if (!strcmp(name, "select") && n == 3) return select_builtin(x);
   if ((!strcmp(name, "any") || !strcmp(name, "all")) && n == 1) return any_all(x, name[1] == 'l');
   for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++)
     if (!strcmp(name, comparisons[i].name) && n == 2) return compare(x, comparisons[i].pred);
   int integer = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call))) == LLVMIntegerTypeKind;
-  return integer && n == 2 ? integer_op(x, name) : NULL;
+  return integer ? integer_op(x, name, n) : NULL;
 }
 
 static void expand_block(expander *x, LLVMBasicBlockRef bb) {

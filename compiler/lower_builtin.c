@@ -176,14 +176,7 @@ static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nar
   return result;
 }
 
-static LLVMValueRef fconst(LLVMValueRef like, double v) {
-  LLVMTypeRef t = LLVMTypeOf(like);
-  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMConstReal(t, v);
-  unsigned n = LLVMGetVectorSize(t);
-  LLVMValueRef e = LLVMConstReal(LLVMGetElementType(t), v), es[64];
-  for (unsigned i = 0; i < n && i < 64; i++) es[i] = e;
-  return n <= 64 ? LLVMConstVector(es, n) : NULL;
-}
+static LLVMValueRef fconst(LLVMValueRef like, double v) { return ir_const_real(LLVMTypeOf(like), v); }
 
 static LLVMValueRef minmax(lower *L, const char *intr, LLVMValueRef a, LLVMValueRef b) {
   return lw_intrinsic(L, intr, (LLVMTypeRef[]){LLVMTypeOf(a)}, 1, (LLVMValueRef[]){a, b}, 2);
@@ -323,26 +316,6 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
                         (LLVMValueRef[]){a[0], LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)}, 2);
   lw_unsupported(L, call, "this integer builtin");
   return NULL;
-}
-
-static LLVMValueRef convert(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
-  const char *dst = bi->name + 8;
-  if (strstr(dst, "_sat") || strstr(dst, "_rte") || strstr(dst, "_rtp") || strstr(dst, "_rtn"))
-    return lw_unsupported(L, call, "saturating or rounding-mode conversions"), NULL;
-  LLVMValueRef x = arg(L, call, 0, uniform);
-  LLVMTypeRef to = uniform ? LLVMTypeOf(call) : lw_vtype(L, LLVMTypeOf(call));
-  LLVMTypeRef fe = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind ? LLVMGetElementType(LLVMTypeOf(x)) : LLVMTypeOf(x);
-  LLVMTypeRef te = LLVMGetTypeKind(to) == LLVMVectorTypeKind ? LLVMGetElementType(to) : to;
-  int from_int = LLVMGetTypeKind(fe) == LLVMIntegerTypeKind, to_int = LLVMGetTypeKind(te) == LLVMIntegerTypeKind;
-  int su = builtin_unsigned(bi), du = dst[0] == 'u';
-  if (from_int && to_int) {
-    unsigned fw = LLVMGetIntTypeWidth(fe), tw = LLVMGetIntTypeWidth(te);
-    if (fw == tw) return x;
-    return fw > tw ? LLVMBuildTrunc(L->b, x, to, "") : su ? LLVMBuildZExt(L->b, x, to, "") : LLVMBuildSExt(L->b, x, to, "");
-  }
-  if (from_int) return su ? LLVMBuildUIToFP(L->b, x, to, "") : LLVMBuildSIToFP(L->b, x, to, "");
-  if (to_int) return du ? LLVMBuildFPToUI(L->b, x, to, "") : LLVMBuildFPToSI(L->b, x, to, "");
-  return LLVMBuildFPCast(L->b, x, to, "");
 }
 
 static LLVMValueRef relational(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
@@ -502,7 +475,6 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
   case BI_BARRIER: case BI_FENCE: return NULL;
   case BI_MATH: return math(L, call, bi, uniform);
   case BI_INTEGER: return integer(L, call, bi, uniform);
-  case BI_CONVERT: return convert(L, call, bi, uniform);
   case BI_RELATIONAL: return relational(L, call, bi, uniform);
   case BI_ATOMIC: return atomic(L, call, bi);
   default: break;

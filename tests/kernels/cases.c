@@ -103,6 +103,10 @@ const kcase kcases[] = {
     {"common_builtins", R1(1024, 64), 5, {G(F32, 4096, -1, 1), G(I32, 1024, -1e9, 1e9),
      GBITS(U32, 1024), G(F32, 15 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0)},
      oracle_common_builtins, 0, .not_c = true}, /* vector literals and components */
+    {"conversions", R1(1024, 64), 8, {G(F32, 1024, -3e9, 3e9), G(F64, 1024, -1e5, 1e5),
+     GBITS(I32, 1024), GBITS(I64, 1024), G(I32, 20 * 1024, 0, 0), G(I64, 4 * 1024, 0, 0),
+     G(F32, 8 * 1024, 0, 0), G(U16, 8 * 1024, 0, 0)},
+     oracle_conversions, 0, .not_c = true}, /* vector literals and components */
     {"float4_swizzle", R1(1024, 64), 2, {G(F32, 4096, -1, 1), G(F32, 4096, 0, 0)},
      oracle_float4_swizzle, 1e-6, .not_c = true}, /* components, a vector literal */
     CASE_TOL(math_basic, 1e-5, R1(1024, 64), 3, G(F32, 1024, -2, 2), G(F32, 1024, -2, 2),

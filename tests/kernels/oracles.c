@@ -4,6 +4,7 @@
  * the two are independent; test_oracles checks each against its kernel's source run as C. */
 #include "oracles.h"
 
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -494,6 +495,124 @@ void oracle_common_builtins(kio *io) {
       r[8 * i + 7] = (int32_t)(((int64_t)xi + xj) >> 1) ^ (int32_t)(((uint64_t)ui + uj + 1) >> 1);
     else
       r[8 * i + 7] = (int32_t)(((int64_t)xi - xi + 1) >> 1) ^ (int32_t)(((uint64_t)ui + ~ui) >> 1);
+  }
+}
+
+/* ---- conversions: rounding by hand, and C's own conversions under fesetround (this file is
+ * built with -frounding-math, so that the compiler keeps them where they are) ---- */
+
+enum { RTZ, RTE, RTP, RTN };
+
+static double rounded(double v, int mode) {
+  return mode == RTZ ? trunc(v) : mode == RTE ? rint(v) : mode == RTP ? ceil(v) : floor(v);
+}
+
+/* convert_<bits-bit integer>_sat_<mode>(v): NaN is 0, the rest clamps. */
+static int64_t fp_to_int_sat(double v, int mode, int bits, int is_unsigned) {
+  if (isnan(v)) return 0;
+  double lo = is_unsigned ? 0 : -ldexp(1, bits - 1), hi = ldexp(1, is_unsigned ? bits : bits - 1);
+  uint64_t max = is_unsigned ? UINT64_MAX >> (64 - bits) : UINT64_MAX >> (65 - bits);
+  v = rounded(v, mode);
+  return v >= hi ? (int64_t)max : v < lo ? (int64_t)lo : (int64_t)v;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static const int fe_modes[] = {FE_TOWARDZERO, FE_TONEAREST, FE_UPWARD, FE_DOWNWARD};
+
+static float float_of_int(int64_t v, int mode) {
+  fesetround(fe_modes[mode]);
+  float r = (float)v;
+  fesetround(FE_TONEAREST);
+  return r;
+}
+
+static float float_of_double(double v, int mode) {
+  fesetround(fe_modes[mode]);
+  float r = (float)v;
+  fesetround(FE_TONEAREST);
+  return r;
+}
+
+/* The IEEE half nearest to finite v in `mode`, as bits: v's magnitude in units of the half's
+ * quantum at v (2^-24 below the normal range) is rounded to an integer, then encoded. */
+static uint16_t half_bits(double v, int mode) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  double a = fabs(v);
+  if (isinf(v)) return sign | 0x7c00;
+  int e;
+  frexp(a, &e);
+  int q = e - 11 < -24 ? -24 : e - 11;
+  int up = mode == RTP ? !sign : mode == RTN ? sign : 0; /* the magnitude rounds up */
+  double n = mode == RTE ? rint(ldexp(a, -q)) : up ? ceil(ldexp(a, -q)) : trunc(ldexp(a, -q));
+  double r = ldexp(n, q);
+  if (r > 65504) return sign | (mode == RTE || up ? 0x7c00 : 0x7bff);
+  if (r < ldexp(1, -14)) return sign | (uint16_t)ldexp(r, 24);
+  frexp(r, &e);
+  return sign | (uint16_t)((e + 14) << 10) | (uint16_t)(ldexp(r, 1 - e) * 1024 - 1024);
+}
+
+static float half_value(uint16_t h) {
+  int e = h >> 10 & 31;
+  double m = h & 1023;
+  double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+  return (float)(h & 0x8000 ? -v : v);
+}
+
+static void conversions_ints(int32_t *ri, float a, float fin, int32_t xi, int64_t li, int k) {
+  uint32_t ui = (uint32_t)xi;
+  for (int m = 0; m < 4; m++) ri[m] = (int32_t)fp_to_int_sat(a, (int[]){RTZ, RTE, RTP, RTN}[m], 32, 0);
+  ri[4] = (int32_t)fp_to_int_sat(a, RTZ, 32, 1);
+  ri[5] = (int32_t)(fp_to_int_sat(a * 1e-7f, RTZ, 8, 0) + 1000 * fp_to_int_sat(a * 1e-7f, RTE, 8, 1));
+  for (int m = 0; m < 4; m++) ri[6 + m] = (int32_t)rounded(fin, (int[]){RTZ, RTE, RTP, RTN}[m]);
+  ri[10] = (int32_t)clamp64(xi, INT16_MIN, INT16_MAX);
+  ri[11] = (int32_t)(clamp64(xi, 0, 255) ^ clamp64(xi, -128, 127) * 256 ^ clamp64(xi, 0, 65535) << 12);
+  ri[12] = (int32_t)clamp64(ui, 0, INT32_MAX);
+  ri[13] = xi < 0 ? 0 : xi;
+  ri[14] = (int32_t)clamp64(li, INT32_MIN, INT32_MAX);
+  ri[15] = (int32_t)((uint32_t)(uint16_t)(int16_t)xi << 16 | (uint16_t)(xi >> 16));
+  ri[16] = (int32_t)fp_to_int_sat(a, RTE, 32, 0);
+  ri[17] = (int32_t)fp_to_int_sat(-fin, RTE, 32, 0);
+  uint32_t c4 = 0;
+  for (int b = 0; b < 4; b++) c4 |= (uint32_t)clamp64(xi >> (8 * b), 0, 255) << (8 * b);
+  ri[18] = (int32_t)c4;
+  uint64_t umad = (uint64_t)ui * (ui >> (k * 4)) + ui;
+  ri[19] = (int32_t)clamp64((int64_t)xi * (xi >> (k * 3)) + xi, INT32_MIN, INT32_MAX) ^
+           (int32_t)(umad > UINT32_MAX ? UINT32_MAX : umad);
+}
+
+void oracle_conversions(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int k = (int)(i & 7);
+    float fi = IN(float, 0)[i], fin = fi * 1e-6f;
+    float a = k == 0 ? NAN : k == 1 ? INFINITY : k == 2 ? -INFINITY : k == 3 ? 2.5f : k == 4 ? -3.5f : fi;
+    double e = k == 7 ? IN(double, 1)[i] * 1e34 : IN(double, 1)[i];
+    int32_t xi = IN(int32_t, 2)[i];
+    uint32_t ui = (uint32_t)xi;
+    int64_t li = IN(int64_t, 3)[i];
+    conversions_ints(OUT(int32_t, 4) + 20 * i, a, fin, xi, li, k);
+    int64_t *q = OUT(int64_t, 5) + 4 * i;
+    __int128 lmad = (__int128)li * (xi >> (k * 4)) + li;
+    q[0] = fp_to_int_sat(a, RTZ, 64, 0);
+    q[1] = li < 0 ? 0 : li;
+    q[2] = lmad > INT64_MAX ? INT64_MAX : lmad < INT64_MIN ? INT64_MIN : (int64_t)lmad;
+    q[3] = (int64_t)((uint64_t)ui << 32 | ui);
+    float *g = OUT(float, 6) + 8 * i;
+    g[0] = float_of_int(xi, RTZ);
+    g[1] = float_of_int(li, RTP);
+    g[2] = float_of_int(ui, RTN);
+    for (int m = 0; m < 3; m++) g[3 + m] = float_of_double(e, (int[]){RTZ, RTP, RTN}[m]);
+    g[6] = (float)e + (float)xi;
+    uint16_t *h = OUT(uint16_t, 7) + 8 * i;
+    h[0] = half_bits(fin, RTE);
+    h[1] = half_bits(e, RTP);
+    h[2] = half_bits(fin * 30.0f, RTN);
+    h[3] = half_bits(fin * -30.0f, RTZ);
+    h[4] = half_bits(fin * 7.0f, RTZ);
+    h[5] = half_bits((float)e, RTZ); /* a float2's element */
+    h[6] = half_bits(fin * 0.001f, RTE);
+    h[7] = half_bits(-fin, RTE);
+    g[7] = half_value(h[1]) + half_value(h[6]) + half_value(h[1]);
   }
 }
 
