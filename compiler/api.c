@@ -1,6 +1,8 @@
 /* The public host API (include/weft.h): contexts, programs and kernels. A program is built in
  * one go: clang-19, then every kernel is lowered for the context's W and G, optimised and
  * JIT-compiled; launching hands the compiled kernel to the runtime. */
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -33,6 +35,10 @@ struct weft_program {
   unsigned nkernels;
   lowered_kernel *kernels;
   LLVMOrcResourceTrackerRef code;
+  /* The front end's module as bitcode, from which the kernels' variant for work-groups that are
+   * not x-aligned (rt_x_aligned) is built at the first launch that needs it, into its own code. */
+  LLVMMemoryBufferRef front_end;
+  LLVMOrcResourceTrackerRef code_unaligned;
 };
 
 struct weft_kernel {
@@ -170,6 +176,8 @@ void weft_program_release(weft_program *p) {
     }
   free(p->key);
   jit_remove(p->code);
+  jit_remove(p->code_unaligned);
+  if (p->front_end) LLVMDisposeMemoryBuffer(p->front_end);
   for (unsigned i = 0; i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);
   free(p->kernels);
   free(p->log);
@@ -180,7 +188,9 @@ void weft_program_release(weft_program *p) {
 typedef struct program_lowering {
   const weft_context *ctx;
   weft_program *p;
-  unsigned id; /* the program's number in its context */
+  unsigned id; /* the build's number in its context */
+  int x_aligned_only;
+  lowered_kernel *out; /* per kernel */
 } program_lowering;
 
 /* jit_lower_fn: the unit's parts of every kernel of m (each kernel's description comes from the
@@ -189,11 +199,12 @@ static weft_status lower_unit(void *arg, LLVMModuleRef m, int unit, int nunits, 
   program_lowering *pl = arg;
   const weft_options *o = &pl->ctx->opts;
   lower_split split = {.unit = unit, .nunits = nunits};
+  lower_target t = {o->warp, o->lanes, pl->ctx->avx512, pl->x_aligned_only};
   unsigned i = 0;
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
     lowered_kernel k;
-    weft_status st = lower_kernel(f, pl->id, o->warp, o->lanes, pl->ctx->avx512, &split, &k, err);
-    if (!st && k.has_entry && i < pl->p->nkernels) pl->p->kernels[i] = k;
+    weft_status st = lower_kernel(f, pl->id, &t, &split, &k, err);
+    if (!st && k.has_entry && i < pl->p->nkernels) pl->out[i] = k;
     else kernel_info_free(&k);
     if (st) return st;
   }
@@ -205,22 +216,38 @@ static weft_status lower_unit(void *arg, LLVMModuleRef m, int unit, int nunits, 
   return WEFT_SUCCESS;
 }
 
-/* Counts m's kernels into p and returns their instructions: how much there is to lower. */
-static unsigned count_kernels(weft_program *p, LLVMModuleRef m) {
-  unsigned size = 0;
-  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), p->nkernels++)
+/* The instructions of m's kernels, how much there is to lower; *n: how many kernels. */
+static unsigned kernel_instrs(LLVMModuleRef m, unsigned *n) {
+  unsigned size = 0, count = 0;
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), count++)
     size += cfg_fn_instrs(f);
+  if (n) *n = count;
   return size;
 }
 
-static weft_status link_kernels(weft_context *ctx, weft_program *p, char **err) {
+/* Lowers and compiles p's kernels from the front end's module m (p->front_end holds it as
+ * bitcode) into `out` and new code under *tracker: for x-aligned work-groups only, or for all. */
+static weft_status build_variant(weft_program *p, LLVMModuleRef m, int x_aligned_only,
+                                 lowered_kernel *out, LLVMOrcResourceTrackerRef *tracker,
+                                 char **err) {
+  weft_context *ctx = p->ctx;
+  program_lowering pl = {ctx, p, ctx->programs_built++, x_aligned_only, out};
+  return jit_compile(ctx->jit, m, p->front_end, kernel_instrs(m, NULL), lower_unit, &pl, tracker,
+                     err);
+}
+
+/* Sets p's kernels' function pointers to the code of the variant `built`: the warp function
+ * for x-aligned work-groups and the setargs, or (unaligned) the warp function for the others. */
+static weft_status link_kernels(weft_program *p, const lowered_kernel *built, int unaligned,
+                                char **err) {
   for (unsigned i = 0; i < p->nkernels; i++) {
-    void *run, *setargs;
-    weft_status st = jit_lookup(ctx->jit, p->kernels[i].run_name, &run, err);
-    if (!st) st = jit_lookup(ctx->jit, p->kernels[i].setargs_name, &setargs, err);
+    void *run, *setargs = NULL;
+    weft_status st = jit_lookup(p->ctx->jit, built[i].run_name, &run, err);
+    if (!st && !unaligned) st = jit_lookup(p->ctx->jit, built[i].setargs_name, &setargs, err);
     if (st) return st;
-    p->kernels[i].info.run = (weft_warp_fn)run;
-    p->kernels[i].info.setargs = (void (*)(void))setargs;
+    weft_compiled_kernel *info = &p->kernels[i].info;
+    if (unaligned) info->run_unaligned = (weft_warp_fn)run;
+    else info->run = (weft_warp_fn)run, info->setargs = (void (*)(void))setargs;
   }
   return WEFT_SUCCESS;
 }
@@ -317,13 +344,13 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   }
   p->log = fr.log ? fr.log : strdup("");
   t = debug_time("front end", t);
-  unsigned size = count_kernels(p, fr.module);
-  program_lowering pl = {ctx, p, ctx->programs_built++};
+  kernel_instrs(fr.module, &p->nkernels);
   p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
-  st = p->kernels ? jit_compile(ctx->jit, fr.module, size, lower_unit, &pl, &p->code, &err)
-                  : WEFT_ERROR_OUT_OF_MEMORY;
+  p->front_end = LLVMWriteBitcodeToMemoryBuffer(fr.module);
+  st = p->kernels && p->front_end ? build_variant(p, fr.module, 1, p->kernels, &p->code, &err)
+                                  : WEFT_ERROR_OUT_OF_MEMORY;
   LLVMDisposeModule(fr.module);
-  if (!st) st = link_kernels(ctx, p, &err);
+  if (!st) st = link_kernels(p, p->kernels, 0, &err);
   if (st) goto fail;
   debug_time("back end", t);
   LLVMContextDispose(llvm);
@@ -401,11 +428,40 @@ weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsign
   return weft_kernel_launch_traced(k, range, nargs, args, stats, NULL);
 }
 
+/* The variant of p's kernels for work-groups that are not x-aligned, from the front end's
+ * bitcode. */
+static weft_status build_unaligned(weft_program *p, char **err) {
+  double t = debug_time(NULL, 0);
+  LLVMContextRef llvm = LLVMContextCreate();
+  LLVMModuleRef m = NULL;
+  lowered_kernel *out = calloc(p->nkernels ? p->nkernels : 1, sizeof *out);
+  LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
+      LLVMGetBufferStart(p->front_end), LLVMGetBufferSize(p->front_end), "front end", 0);
+  weft_status st = !out ? WEFT_ERROR_OUT_OF_MEMORY
+                   : LLVMParseBitcodeInContext2(llvm, b, &m) ? WEFT_ERROR_JIT : WEFT_SUCCESS;
+  LLVMDisposeMemoryBuffer(b);
+  if (!st) st = build_variant(p, m, 0, out, &p->code_unaligned, err);
+  if (!st) st = link_kernels(p, out, 1, err);
+  for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
+  free(out);
+  if (m) LLVMDisposeModule(m);
+  LLVMContextDispose(llvm);
+  debug_time("back end for work-groups not x-aligned", t);
+  return st;
+}
+
 weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
                                       const weft_arg *args, weft_stats *stats,
                                       const weft_trace_options *trace) {
   if (!k) return WEFT_ERROR_INVALID_VALUE;
   weft_context *ctx = k->program->ctx;
+  if (range && range->dims >= 1 && range->dims <= 3 && !k->k->run_unaligned &&
+      !rt_x_aligned(range, k->k->lanes)) {
+    char *msg = NULL;
+    weft_status st = build_unaligned(k->program, &msg);
+    if (st) return set_error_msg(ctx, st, msg ? msg : strdup("weft: the build of the kernel "
+                                                                "for these work-groups failed"));
+  }
   char err[512] = "";
   weft_status st = runtime_launch_traced(ctx->rt, k->k, ctx->policy, range, nargs, args, stats,
                                          trace, err, sizeof err);

@@ -216,7 +216,15 @@ typedef struct lower_split {
  * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
  * an unsupported construct returns WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not
  * support ...". */
-weft_status lower_kernel(LLVMValueRef fn, unsigned program, unsigned W, unsigned G, int avx512,
+/* What the code is for: W, G, the CPU, and whether only work-groups where get_local_id(0) is
+ * lane-affine in every lane group (rt_x_aligned) run it, which leaves out the gathers that
+ * lane-affine accesses need in the others (the variant for those is built when a launch needs
+ * it). */
+typedef struct lower_target {
+  unsigned warp, lanes;
+  int avx512, x_aligned_only;
+} lower_target;
+weft_status lower_kernel(LLVMValueRef fn, unsigned program, const lower_target *t,
                          lower_split *split, lowered_kernel *out, char **err);
 void kernel_info_free(lowered_kernel *k);
 
@@ -236,9 +244,11 @@ void jit_release(weft_jit *j);
 typedef weft_status jit_lower_fn(void *arg, LLVMModuleRef m, int unit, int nunits, char **err);
 /* Lowers, optimises and generates the code of the front end's module m in compile units, one
  * per CPU up to JIT_UNITS_MAX when `size` (its kernels' instructions) pays for them, into the
- * JIT under a new tracker, which frees the code again (jit_remove). m stays the caller's. */
-weft_status jit_compile(weft_jit *j, LLVMModuleRef m, unsigned size, jit_lower_fn *lower,
-                        void *arg, LLVMOrcResourceTrackerRef *tracker, char **err);
+ * JIT under a new tracker, which frees the code again (jit_remove). m stays the caller's;
+ * bitcode is m as written before the lowering, which units 1.. read back. */
+weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
+                        jit_lower_fn *lower, void *arg, LLVMOrcResourceTrackerRef *tracker,
+                        char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
 /* Generates code for a small loop shaped like lowered code and throws it away, and maps heap
  * for code generation to reuse, here and then (without waiting) on each other compile thread:

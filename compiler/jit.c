@@ -259,18 +259,14 @@ static int units_for(unsigned size) {
   return debug_wants("lowered") ? 1 : (int)n; /* one module to show */
 }
 
-/* Units 1..n-1 on the JIT's threads (or here, if a thread cannot start), unit 0 here. The
- * others read the front end's module back before unit 0 lowers into it. */
+/* Units 1..n-1 on the JIT's threads (or here, if a thread cannot start), unit 0 here. */
 static void run_units(weft_jit *j, unit *u, int n) {
-  LLVMMemoryBufferRef bc = n > 1 ? LLVMWriteBitcodeToMemoryBuffer(u[0].m) : NULL;
   for (int k = 1; k < n; k++) {
-    u[k].bitcode = bc;
     if (jit_thread_start(&j->threads[k])) jit_thread_run(&j->threads[k], compile_unit, &u[k]);
     else compile_unit(&u[k]);
   }
   compile_unit(&u[0]);
   for (int k = 1; k < n; k++) jit_thread_wait(&j->threads[k]);
-  if (bc) LLVMDisposeMemoryBuffer(bc);
 }
 
 /* Hands the unit's object to the JIT (the first error wins) and frees the rest of the unit. */
@@ -293,11 +289,13 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
   return st;
 }
 
-weft_status jit_compile(weft_jit *j, LLVMModuleRef m, unsigned size, jit_lower_fn *lower,
-                        void *arg, LLVMOrcResourceTrackerRef *tracker, char **err) {
+weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
+                        jit_lower_fn *lower, void *arg, LLVMOrcResourceTrackerRef *tracker,
+                        char **err) {
   int n = units_for(size);
   unit u[JIT_UNITS_MAX] = {{0}};
-  for (int k = 0; k < n; k++) u[k] = (unit){.j = j, .index = k, .nunits = n, .lower = lower, .arg = arg};
+  for (int k = 0; k < n; k++)
+    u[k] = (unit){.j = j, .index = k, .nunits = n, .lower = lower, .arg = arg, .bitcode = bitcode};
   u[0].m = m;
   run_units(j, u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));

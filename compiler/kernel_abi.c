@@ -215,8 +215,11 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
-  L->x_aligned = LLVMBuildICmp(L->b, LLVMIntNE, lw_load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
-                               lw_const_i32(L, 0), "");
+  L->x_aligned = L->x_aligned_only
+                     ? LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)
+                     : LLVMBuildICmp(L->b, LLVMIntNE,
+                                     lw_load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
+                                     lw_const_i32(L, 0), "");
   map_params(L, kfn, k);
   map_static_locals(L);
 }
@@ -381,7 +384,7 @@ static void plan_parts(weft_arena *a, const cfg *g, lower_split *split, unsigned
   }
 }
 
-weft_status lower_kernel(LLVMValueRef kfn, unsigned program, unsigned W, unsigned G, int avx512,
+weft_status lower_kernel(LLVMValueRef kfn, unsigned program, const lower_target *t,
                          lower_split *split, lowered_kernel *out, char **err) {
   memset(out, 0, sizeof *out);
   LLVMModuleRef m = LLVMGetGlobalParent(kfn);
@@ -390,12 +393,13 @@ weft_status lower_kernel(LLVMValueRef kfn, unsigned program, unsigned W, unsigne
   k->name = strdup(LLVMGetValueName2(kfn, &len));
   const char *file = LLVMGetDebugLocFilename(kfn, &(unsigned){0});
   k->file = file && *file ? strdup(file) : NULL;
-  k->warp = W, k->lanes = G;
+  k->warp = t->warp, k->lanes = t->lanes;
   if (asprintf(&out->run_name, "__weft_p%u_run_%s", program, k->name) < 0 ||
       asprintf(&out->setargs_name, "__weft_p%u_setargs_%s", program, k->name) < 0)
     return WEFT_ERROR_OUT_OF_MEMORY;
-  lower L = {.a = arena_create(), .c = LLVMGetModuleContext(m), .m = m, .W = W, .G = G,
-             .ngroups = W / G, .avx512 = avx512, .td = LLVMGetModuleDataLayout(m)};
+  lower L = {.a = arena_create(), .c = LLVMGetModuleContext(m), .m = m, .W = t->warp,
+             .G = t->lanes, .ngroups = t->warp / t->lanes, .avx512 = t->avx512,
+             .x_aligned_only = t->x_aligned_only, .td = LLVMGetModuleDataLayout(m)};
   weft_status st = describe_params(kfn, L.td, k, err);
   if (st) return arena_release(L.a), st;
   barrier_split(kfn);

@@ -35,6 +35,7 @@ typedef struct lower {
   LLVMTargetDataRef td;
   unsigned W, G, ngroups;
   int avx512;
+  int x_aligned_only; /* lower_target: lane-affine accesses need no gather path */
   LLVMValueRef fn, ctx, group, args, local_mem, frame, mask, x_aligned, guard_v;
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
   LLVMBasicBlockRef entry, start, *bbs, leave; /* start: where each warp of a chain starts */

@@ -68,7 +68,8 @@ static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
 enum access_mode { GATHER, GATHER_AFFINE, PACKED_MASKED, PACKED_FULL };
 typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode mode);
 
-/* The common case, packed with every lane, costs one test: the accesses of a group share it. */
+/* The common case, packed with every lane, costs one test: the accesses of a group share it.
+ * Code for x-aligned work-groups only has no gather path. */
 static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->c, L->fn, "other"),
                     full = LLVMAppendBasicBlockInContext(L->c, L->fn, "full"),
@@ -79,11 +80,13 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
   LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, L->x_aligned, all, ""), full, other);
   LLVMPositionBuilderAtEnd(L->b, other);
-  LLVMBuildCondBr(L->b, L->x_aligned, part, ga);
+  if (L->x_aligned_only) LLVMBuildBr(L->b, part), LLVMDeleteBasicBlock(ga);
+  else LLVMBuildCondBr(L->b, L->x_aligned, part, ga);
   LLVMBasicBlockRef from[3] = {full, part, ga};
   enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER_AFFINE};
   LLVMValueRef vals[3];
-  for (int i = 0; i < 3; i++) {
+  int paths = L->x_aligned_only ? 2 : 3;
+  for (int i = 0; i < paths; i++) {
     LLVMPositionBuilderAtEnd(L->b, from[i]);
     vals[i] = f(L, inst, modes[i]);
     from[i] = LLVMGetInsertBlock(L->b);
@@ -92,7 +95,7 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
   LLVMPositionBuilderAtEnd(L->b, join);
   if (!vals[0]) return NULL;
   LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(vals[0]), "");
-  LLVMAddIncoming(phi, vals, from, 3);
+  LLVMAddIncoming(phi, vals, from, (unsigned)paths);
   return phi;
 }
 

@@ -95,7 +95,10 @@ typedef struct weft_compiled_kernel {
   size_t args_size;       /* bytes of the argument block */
   unsigned nparams;
   const weft_param *params;
-  weft_warp_fn run;
+  /* The warp function, for work-groups where get_local_id(0) is lane-affine in every lane group
+   * (weft_group.x_aligned, rt_x_aligned); run_unaligned, for the others, handles both, and may
+   * be NULL until a launch needs it (the compiler builds it then). */
+  weft_warp_fn run, run_unaligned;
   /* void setargs(void *block, P0, P1, ...): stores its arguments into the argument block. It has
    * the kernel's parameter list with pointers as pointers, scalars as their C types, vectors
    * (float4, ...) by pointer and LOCAL parameters as a uint64 offset; call it with libffi. */

@@ -328,6 +328,13 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
     return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (known: %s)",
                     policy, names);
   }
+  p->x_aligned = rt_x_aligned(range, k->lanes);
+  p->run = p->x_aligned ? k->run : k->run_unaligned;
+  if (!p->run)
+    return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE,
+                    "compiled kernel '%s' has no warp function for work-groups whose x size "
+                    "(%llu) is not a multiple of G (%u)",
+                    k->name, (unsigned long long)p->local[0], k->lanes);
   p->nwarps = (p->group_items + k->warp - 1) / k->warp;
   unsigned tail = p->group_items - (p->nwarps - 1) * k->warp; /* 1..warp */
   p->live[0] = rt_first_lanes(k->warp), p->live[1] = rt_first_lanes(tail);

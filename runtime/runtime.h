@@ -25,6 +25,13 @@
 static inline size_t rt_align64(size_t n) { return (n + 63) & ~(size_t)63; }
 /* The mask of lanes 0..n-1, n at most 64. */
 static inline uint64_t rt_first_lanes(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+/* Whether get_local_id(0) is lane-affine in every lane group of G lanes of r's work-groups: a
+ * lane group holds G consecutive work-items, whose x ids are consecutive unless the group wraps
+ * from one x row to the next, which a work-group of one row never does. */
+static inline int rt_x_aligned(const weft_ndrange *r, unsigned lanes) {
+  uint64_t x = r->local[0], rows = (r->dims > 1 ? r->local[1] : 1) * (r->dims > 2 ? r->local[2] : 1);
+  return x % lanes == 0 || rows == 1;
+}
 
 /* Milliseconds on the monotonic clock: launch times, and the build's phases (compiler/). */
 static inline double rt_now_ms(void) {
@@ -186,6 +193,8 @@ typedef struct launch_plan {
   uint64_t ngroups;        /* work-groups of the launch */
   unsigned group_items;    /* work-items per work-group */
   unsigned nwarps;         /* warps per work-group */
+  int x_aligned;           /* rt_x_aligned */
+  weft_warp_fn run;        /* k->run, or k->run_unaligned where not x_aligned */
   uint64_t live[2];        /* lanes that are work-items: of a warp but the last, of the last */
   uint64_t serial;         /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace;        /* NULL: no warp is traced */

@@ -78,10 +78,7 @@ static void group_setup_launch(sched_worker *w, const launch_plan *p) {
     g->global_size[d] = p->global[d];
     g->num_groups[d] = p->num_groups[d];
   }
-  /* A lane group holds G consecutive work-items of its work-group; their x ids are consecutive
-   * unless the group wraps from one x row to the next, which a work-group of one row (1-D)
-   * never does. */
-  g->x_aligned = p->local[0] % p->k->lanes == 0 || p->local[1] * p->local[2] == 1;
+  g->x_aligned = (uint32_t)p->x_aligned;
 }
 
 static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
@@ -229,7 +226,7 @@ static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_w
 /* One warp's first call on its own (the untraced warps of a traced work-group). */
 static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i) {
   start_warp(w, p, i, NULL);
-  p->k->run(warp_ctx(w, i));
+  p->run(warp_ctx(w, i));
   return after_first_call(w, p, i);
 }
 
@@ -245,7 +242,7 @@ static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *
   for (unsigned i = 0; i < n; i++) start_warp(w, p, i, i + 1 < n ? warp_ctx(w, i + 1) : NULL);
   weft_status s = WEFT_SUCCESS;
   for (unsigned i = 0; i < n && s == WEFT_SUCCESS; *started = ++i) {
-    p->k->run(warp_ctx(w, i));
+    p->run(warp_ctx(w, i));
     for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i) w->ended[i] = 1, ++*ended;
     s = after_first_call(w, p, i);
     *ended += w->ended[i];
@@ -271,7 +268,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
     trace_mark m;
     trace_begin(&m, c, &w->pcount[i]);
     c->guard = 0, c->event = 0, c->ntargets = 0;
-    p->k->run(c);
+    p->run(c);
     int inline_ = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] < guard &&
                   c->from_pc < p->k->nblocks && c->target_mask[0] == c->mask;
     weft_status s = inline_ ? WEFT_SUCCESS : hand_event(w, p, i);
@@ -310,7 +307,7 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   if (traced(w, p, i)) return run_warp_traced(w, p, i);
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
     c->event = 0, c->ntargets = 0;
-    p->k->run(c);
+    p->run(c);
     weft_status s = hand_event(w, p, i);
     if (s != WEFT_SUCCESS) return s;
   }

@@ -255,7 +255,7 @@ static inline weft_compiled_kernel fake_kernel(const char *name, weft_warp_fn ru
   return (weft_compiled_kernel){.name = name, .warp = fake_w, .lanes = fake_g,
                                 .nblocks = nblocks, .ipdom = ipdom, .ninstr = fake_ninstr,
                                 .args_size = args_size, .nparams = nparams, .params = params,
-                                .run = run, .setargs = setargs};
+                                .run = run, .run_unaligned = run, .setargs = setargs};
 }
 #define FAKE_SETARGS(f) ((void (*)(void))(f))
 

@@ -529,7 +529,11 @@ static void other_errors(void **state) {
   bad = k, bad.args_size = 8; /* n's slot at 8 no longer fits */
   expect_error(launch(rt, &bad, &r, 2, args, NULL), WEFT_ERROR_INVALID_VALUE,
                "parameter 1 is described inconsistently");
-  bad = k, bad.run = bad_event_run;
+  bad = k, bad.run_unaligned = NULL; /* work-groups 3 wide, 2 rows: G does not divide x */
+  weft_ndrange rows = {2, {6, 2, 1}, {3, 2, 1}};
+  expect_error(launch(rt, &bad, &rows, 2, args, NULL), WEFT_ERROR_INVALID_VALUE,
+               "no warp function for work-groups whose x size (3) is not a multiple of G");
+  bad = k, bad.run = bad.run_unaligned = bad_event_run;
   expect_error(launch(rt, &bad, &r, 2, args, NULL), WEFT_ERROR_JIT,
                "kernel 'ifelse': bad event 1 from block 0 of warp 0 of work-group (0,0,0)");
   /* No message buffer at all is fine too. */
