@@ -1,6 +1,8 @@
 /* The public host API (include/weft.h): contexts, programs and kernels. A program is built in
  * one go: clang-19, then every kernel is lowered for the context's W and G, optimised and
- * JIT-compiled; launching hands the compiled kernel to the runtime. */
+ * JIT-compiled, for x-aligned work-groups (rt_x_aligned); launching hands the compiled kernel to
+ * the runtime, after building its variant for the other work-groups when the launch has those
+ * and it is not built yet. */
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /* The contract between generated warp code and the runtime.
  *
- * For each kernel and (W, G) the compiler emits one function
+ * For each kernel and (W, G) the compiler emits a function (and one more for work-groups that
+ * are not x-aligned, see weft_compiled_kernel.run_unaligned)
  *     uint32_t run(weft_warp_ctx *ctx)
  * that runs the lanes ctx->mask of one warp from block ctx->pc. Blocks jump to each other inside
  * the function while the active lanes agree on the successor and it is below ctx->guard; the
