@@ -498,8 +498,9 @@ void oracle_common_builtins(kio *io) {
   }
 }
 
-/* ---- conversions: rounding by hand, and C's own conversions under fesetround (this file is
- * built with -frounding-math, so that the compiler keeps them where they are) ---- */
+/* ---- conversions: rounding by hand, and C's own conversions under fesetround. The source and
+ * the result pass through volatiles: GCC would move the conversion across the fesetround call
+ * otherwise, even with -frounding-math. ---- */
 
 enum { RTZ, RTE, RTP, RTN };
 
@@ -521,15 +522,17 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo :
 static const int fe_modes[] = {FE_TOWARDZERO, FE_TONEAREST, FE_UPWARD, FE_DOWNWARD};
 
 static float float_of_int(int64_t v, int mode) {
+  volatile int64_t in = v;
   fesetround(fe_modes[mode]);
-  float r = (float)v;
+  volatile float r = (float)in;
   fesetround(FE_TONEAREST);
   return r;
 }
 
 static float float_of_double(double v, int mode) {
+  volatile double in = v;
   fesetround(fe_modes[mode]);
-  float r = (float)v;
+  volatile float r = (float)in;
   fesetround(FE_TONEAREST);
   return r;
 }
