@@ -521,21 +521,17 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo :
 
 static const int fe_modes[] = {FE_TOWARDZERO, FE_TONEAREST, FE_UPWARD, FE_DOWNWARD};
 
-static float float_of_int(int64_t v, int mode) {
-  volatile int64_t in = v;
+/* (float)i or (float)d (is_int: i) rounded in `mode`. */
+static float float_in_mode(int64_t i, double d, int is_int, int mode) {
+  volatile int64_t vi = i;
+  volatile double vd = d;
   fesetround(fe_modes[mode]);
-  volatile float r = (float)in;
+  volatile float r = is_int ? (float)vi : (float)vd;
   fesetround(FE_TONEAREST);
   return r;
 }
-
-static float float_of_double(double v, int mode) {
-  volatile double in = v;
-  fesetround(fe_modes[mode]);
-  volatile float r = (float)in;
-  fesetround(FE_TONEAREST);
-  return r;
-}
+static float float_of_int(int64_t v, int mode) { return float_in_mode(v, 0, 1, mode); }
+static float float_of_double(double v, int mode) { return float_in_mode(0, v, 0, mode); }
 
 /* The IEEE half nearest to finite v in `mode`, as bits: v's magnitude in units of the half's
  * quantum at v (2^-24 below the normal range) is rounded to an integer, then encoded. */
