@@ -57,9 +57,9 @@ static void add_sub(type_parser *tp, cl_type t) {
 }
 
 /* One type of an Itanium parameter list, as far as OpenCL builtins use them: builtin types
- * (half, Dh, as 'D'), vectors (Dv4_f), pointers with qualifiers, and substitutions. Address spaces are vendor
- * qualifiers, U<length><name>: clang writes U3AS1 for some builtins and U8CLglobal or U7CLlocal
- * for others (the atomics). 0 when it is none of these. */
+ * (half, Dh, as 'D'), vectors (Dv4_f), pointers with qualifiers, and substitutions. Address
+ * spaces are vendor qualifiers, U<length><name>: clang writes U3AS1 for some builtins and
+ * U8CLglobal or U7CLlocal for others (the atomics). 0 when it is none of these. */
 static int parse_type(type_parser *tp, cl_type *t) {
   const char *p = tp->p;
   *t = (cl_type){0, 0, 0};

@@ -63,8 +63,8 @@ static LLVMValueRef half_access(const expander *x, int store) {
   char *mods;
   unsigned long n = strtoul(p + aligned + 5, &mods, 10);
   ir_rounding mode;
-  if ((n == 1 || n > 16 || (n & (n - 1) && n != 3)) || !ir_conversion_modifiers(mods, &saturate, &mode) ||
-      saturate || (!store && mode))
+  int width_ok = n == 0 || n == 3 || (n >= 2 && n <= 16 && !(n & (n - 1)));
+  if (!width_ok || !ir_conversion_modifiers(mods, &saturate, &mode) || saturate || (!store && mode))
     return NULL;
   LLVMTypeRef half = LLVMHalfTypeInContext(x->c), t = n ? LLVMVectorType(half, (unsigned)n) : half;
   unsigned stride = n == 0 ? 1 : n == 3 && aligned ? 4 : (unsigned)n;
@@ -144,7 +144,8 @@ static LLVMValueRef half_add(const expander *x, int round) {
 static LLVMValueRef upsample(const expander *x) {
   LLVMValueRef hi = arg(x, 0), lo = arg(x, 1);
   LLVMTypeRef t = LLVMTypeOf(x->call);
-  LLVMValueRef wide = builtin_unsigned(&x->bi) ? LLVMBuildZExt(x->b, hi, t, "") : LLVMBuildSExt(x->b, hi, t, "");
+  LLVMValueRef wide = builtin_unsigned(&x->bi) ? LLVMBuildZExt(x->b, hi, t, "")
+                                               : LLVMBuildSExt(x->b, hi, t, "");
   LLVMValueRef high = LLVMBuildShl(x->b, wide, ir_const_int(t, ir_scalar_bits(LLVMTypeOf(lo))), "");
   return LLVMBuildOr(x->b, high, LLVMBuildZExt(x->b, lo, t, ""), "");
 }

@@ -90,7 +90,8 @@ static LLVMValueRef int_to_float(LLVMBuilderRef b, LLVMValueRef x, int x_unsigne
   LLVMValueRef r = x_unsigned ? LLVMBuildUIToFP(b, x, to, "") : LLVMBuildSIToFP(b, x, to, "");
   unsigned n = ir_scalar_bits(LLVMTypeOf(x));
   if (!directed(mode) || n - (unsigned)!x_unsigned <= precision(to)) return r;
-  LLVMValueRef over = LLVMBuildFCmp(b, LLVMRealOGE, r, ir_const_real(to, ldexp(1, (int)n - !x_unsigned)), "");
+  LLVMValueRef limit = ir_const_real(to, ldexp(1, (int)n - !x_unsigned));
+  LLVMValueRef over = LLVMBuildFCmp(b, LLVMRealOGE, r, limit, "");
   LLVMValueRef back = x_unsigned ? LLVMBuildFPToUI(b, r, LLVMTypeOf(x), "")
                                  : LLVMBuildFPToSI(b, r, LLVMTypeOf(x), "");
   LLVMValueRef gt = LLVMBuildICmp(b, x_unsigned ? LLVMIntUGT : LLVMIntSGT, back, x, "");
@@ -139,7 +140,8 @@ static LLVMValueRef clamp_to(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, 
   unsigned long long x_max = max_of(from, x_unsigned), to_max = max_of(bits, to_unsigned);
   if (!x_unsigned && to_unsigned) x = minmax(b, m, "llvm.smax", x, 0, 0);
   else if (!x_unsigned && bits < from) x = minmax(b, m, "llvm.smax", x, ~to_max, 1);
-  if (to_max < x_max) x = minmax(b, m, x_unsigned ? "llvm.umin" : "llvm.smin", x, to_max, !to_unsigned);
+  if (to_max < x_max)
+    x = minmax(b, m, x_unsigned ? "llvm.umin" : "llvm.smin", x, to_max, !to_unsigned);
   return x;
 }
 

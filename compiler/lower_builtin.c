@@ -176,7 +176,9 @@ static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nar
   return result;
 }
 
-static LLVMValueRef fconst(LLVMValueRef like, double v) { return ir_const_real(LLVMTypeOf(like), v); }
+static LLVMValueRef fconst(LLVMValueRef like, double v) {
+  return ir_const_real(LLVMTypeOf(like), v);
+}
 
 static LLVMValueRef minmax(lower *L, const char *intr, LLVMValueRef a, LLVMValueRef b) {
   return lw_intrinsic(L, intr, (LLVMTypeRef[]){LLVMTypeOf(a)}, 1, (LLVMValueRef[]){a, b}, 2);

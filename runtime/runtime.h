@@ -29,8 +29,8 @@ static inline uint64_t rt_first_lanes(unsigned n) { return n >= 64 ? ~0ull : (1u
  * lane group holds G consecutive work-items, whose x ids are consecutive unless the group wraps
  * from one x row to the next, which a work-group of one row never does. */
 static inline int rt_x_aligned(const weft_ndrange *r, unsigned lanes) {
-  uint64_t x = r->local[0], rows = (r->dims > 1 ? r->local[1] : 1) * (r->dims > 2 ? r->local[2] : 1);
-  return x % lanes == 0 || rows == 1;
+  uint64_t rows = (r->dims > 1 ? r->local[1] : 1) * (r->dims > 2 ? r->local[2] : 1);
+  return r->local[0] % lanes == 0 || rows == 1;
 }
 
 /* Milliseconds on the monotonic clock: launch times, and the build's phases (compiler/). */

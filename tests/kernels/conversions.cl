@@ -3,8 +3,8 @@
  * narrower and other-signed integers, int, uint, long and double to float, on scalars and on
  * vectors (float2 and uchar4, which the calling convention passes as a double and an int);
  * upsample and mad_sat on int, uint and long; and the half stores in each rounding mode (from
- * float and double, overflowing too) with the half loads that read them back (vloada_half3 takes the room of 4). r gets 20 ints
- * per work-item, q 4 longs, g 8 floats, h 8 halves. */
+ * float and double, overflowing too) with the half loads that read them back (vloada_half3
+ * takes the room of 4). r gets 20 ints per work-item, q 4 longs, g 8 floats, h 8 halves. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 __kernel void conversions(__global const float *f, __global const double *d,

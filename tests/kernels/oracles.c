@@ -560,10 +560,11 @@ static float half_value(uint16_t h) {
 
 static void conversions_ints(int32_t *ri, float a, float fin, int32_t xi, int64_t li, int k) {
   uint32_t ui = (uint32_t)xi;
-  for (int m = 0; m < 4; m++) ri[m] = (int32_t)fp_to_int_sat(a, (int[]){RTZ, RTE, RTP, RTN}[m], 32, 0);
+  static const int modes[] = {RTZ, RTE, RTP, RTN};
+  for (int m = 0; m < 4; m++) ri[m] = (int32_t)fp_to_int_sat(a, modes[m], 32, 0);
   ri[4] = (int32_t)fp_to_int_sat(a, RTZ, 32, 1);
   ri[5] = (int32_t)(fp_to_int_sat(a * 1e-7f, RTZ, 8, 0) + 1000 * fp_to_int_sat(a * 1e-7f, RTE, 8, 1));
-  for (int m = 0; m < 4; m++) ri[6 + m] = (int32_t)rounded(fin, (int[]){RTZ, RTE, RTP, RTN}[m]);
+  for (int m = 0; m < 4; m++) ri[6 + m] = (int32_t)rounded(fin, modes[m]);
   ri[10] = (int32_t)clamp64(xi, INT16_MIN, INT16_MAX);
   ri[11] = (int32_t)(clamp64(xi, 0, 255) ^ clamp64(xi, -128, 127) * 256 ^ clamp64(xi, 0, 65535) << 12);
   ri[12] = (int32_t)clamp64(ui, 0, INT32_MAX);
