@@ -211,11 +211,6 @@ typedef struct lower_split {
   int unit, nunits;
   unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
 } lower_split;
-/* Lowers kernel `fn` into new functions of its module, named after the kernel and the program's
- * number in its context (the JIT holds all of a context's programs): the parts `split` gives
- * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
- * an unsupported construct returns WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not
- * support ...". */
 /* What the code is for: W, G, the CPU, and whether only work-groups where get_local_id(0) is
  * lane-affine in every lane group (rt_x_aligned) run it, which leaves out the gathers that
  * lane-affine accesses need in the others (the variant for those is built when a launch needs
@@ -224,6 +219,11 @@ typedef struct lower_target {
   unsigned warp, lanes;
   int avx512, x_aligned_only;
 } lower_target;
+/* Lowers kernel `fn` into new functions of its module, named after the kernel and the build's
+ * number in its context (the JIT holds all of a context's programs): the parts `split` gives
+ * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
+ * an unsupported construct returns WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not
+ * support ...". */
 weft_status lower_kernel(LLVMValueRef fn, unsigned program, const lower_target *t,
                          lower_split *split, lowered_kernel *out, char **err);
 void kernel_info_free(lowered_kernel *k);
