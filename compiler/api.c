@@ -3,7 +3,6 @@
  * JIT-compiled, for x-aligned work-groups (rt_x_aligned); launching hands the compiled kernel to
  * the runtime, after building its variant for the other work-groups when the launch has those
  * and it is not built yet. */
-#include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -40,6 +39,7 @@ struct weft_program {
   /* The front end's module as bitcode, from which the kernels' variant for work-groups that are
    * not x-aligned (rt_x_aligned) is built at the first launch that needs it, into its own code. */
   LLVMMemoryBufferRef front_end;
+  unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
   LLVMOrcResourceTrackerRef code_unaligned;
 };
 
@@ -177,8 +177,8 @@ void weft_program_release(weft_program *p) {
       break;
     }
   free(p->key);
+  jit_remove(p->code_unaligned); /* it refers to the first build's global variables */
   jit_remove(p->code);
-  jit_remove(p->code_unaligned);
   if (p->front_end) LLVMDisposeMemoryBuffer(p->front_end);
   for (unsigned i = 0; i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);
   free(p->kernels);
@@ -228,14 +228,14 @@ static unsigned kernel_instrs(LLVMModuleRef m, unsigned *n) {
 }
 
 /* Lowers and compiles p's kernels from the front end's module m (p->front_end holds it as
- * bitcode) into `out` and new code under *tracker: for x-aligned work-groups only, or for all. */
+ * bitcode; m is NULL in a later build, which reads it back) into `out` and new code under
+ * *tracker: for x-aligned work-groups only, or for all. */
 static weft_status build_variant(weft_program *p, LLVMModuleRef m, int x_aligned_only,
                                  lowered_kernel *out, LLVMOrcResourceTrackerRef *tracker,
                                  char **err) {
   weft_context *ctx = p->ctx;
   program_lowering pl = {ctx, p, ctx->programs_built++, x_aligned_only, out};
-  return jit_compile(ctx->jit, m, p->front_end, kernel_instrs(m, NULL), lower_unit, &pl, tracker,
-                     err);
+  return jit_compile(ctx->jit, m, p->front_end, p->instrs, lower_unit, &pl, tracker, err);
 }
 
 /* Sets p's kernels' function pointers to the code of the variant `built`: the warp function
@@ -346,7 +346,7 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   }
   p->log = fr.log ? fr.log : strdup("");
   t = debug_time("front end", t);
-  kernel_instrs(fr.module, &p->nkernels);
+  p->instrs = kernel_instrs(fr.module, &p->nkernels);
   p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
   p->front_end = LLVMWriteBitcodeToMemoryBuffer(fr.module);
   st = p->kernels && p->front_end ? build_variant(p, fr.module, 1, p->kernels, &p->code, &err)
@@ -431,23 +431,15 @@ weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsign
 }
 
 /* The variant of p's kernels for work-groups that are not x-aligned, from the front end's
- * bitcode. */
+ * bitcode; its global variables are the first build's. */
 static weft_status build_unaligned(weft_program *p, char **err) {
   double t = debug_time(NULL, 0);
-  LLVMContextRef llvm = LLVMContextCreate();
-  LLVMModuleRef m = NULL;
   lowered_kernel *out = calloc(p->nkernels ? p->nkernels : 1, sizeof *out);
-  LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
-      LLVMGetBufferStart(p->front_end), LLVMGetBufferSize(p->front_end), "front end", 0);
-  weft_status st = !out ? WEFT_ERROR_OUT_OF_MEMORY
-                   : LLVMParseBitcodeInContext2(llvm, b, &m) ? WEFT_ERROR_JIT : WEFT_SUCCESS;
-  LLVMDisposeMemoryBuffer(b);
-  if (!st) st = build_variant(p, m, 0, out, &p->code_unaligned, err);
+  weft_status st = out ? build_variant(p, NULL, 0, out, &p->code_unaligned, err)
+                       : WEFT_ERROR_OUT_OF_MEMORY;
   if (!st) st = link_kernels(p, out, 1, err);
   for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
   free(out);
-  if (m) LLVMDisposeModule(m);
-  LLVMContextDispose(llvm);
   debug_time("back end for work-groups not x-aligned", t);
   return st;
 }

@@ -245,7 +245,9 @@ typedef weft_status jit_lower_fn(void *arg, LLVMModuleRef m, int unit, int nunit
 /* Lowers, optimises and generates the code of the front end's module m in compile units, one
  * per CPU up to JIT_UNITS_MAX when `size` (its kernels' instructions) pays for them, into the
  * JIT under a new tracker, which frees the code again (jit_remove). m stays the caller's;
- * bitcode is m as written before the lowering, which units 1.. read back. */
+ * bitcode is m as written before the lowering, which units 1.. read back. With m NULL, unit 0
+ * reads it back too, and the module's global variables are those that an earlier build from
+ * the same m defined. */
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
                         jit_lower_fn *lower, void *arg, LLVMOrcResourceTrackerRef *tracker,
                         char **err);

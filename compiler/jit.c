@@ -149,8 +149,8 @@ static weft_status prepare(weft_jit *j, LLVMModuleRef m, char **err) {
 
 /* One thread's share of a build: its own copy of the front end's module (read back from
  * bitcode in a context of its own, since an LLVM context serves one thread; unit 0 works on the
- * caller's module), into which it lowers its parts of the kernels (lower_split), then
- * optimised and turned into an object file. */
+ * caller's module, when there is one), into which it lowers its parts of the kernels
+ * (lower_split), then optimised and turned into an object file. */
 typedef struct unit {
   weft_jit *j;
   int index, nunits;
@@ -158,7 +158,7 @@ typedef struct unit {
   void *arg;
   LLVMMemoryBufferRef bitcode; /* the front end's module, shared read-only */
   LLVMModuleRef m;
-  LLVMContextRef c;            /* units > 0: owned */
+  LLVMContextRef c;            /* owned, with m, when m was read back */
   int nfns;                    /* functions it defines, */
   unsigned size;               /* with this many instructions, once lowered */
   LLVMMemoryBufferRef object;
@@ -183,9 +183,10 @@ static weft_status read_back(unit *u) {
              : WEFT_SUCCESS;
 }
 
-/* Global variables are defined by unit 0 only (the others refer to its); local ones stay in
- * every unit that uses them. */
-static void globals_from_unit0(LLVMModuleRef m) {
+/* Global variables are defined by the caller's module only, the one unit 0 of a program's first
+ * build works on: the copies read back, in that build and in later ones of the same program,
+ * refer to its. Local ones stay in every unit that uses them. */
+static void globals_defined_elsewhere(LLVMModuleRef m) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     LLVMLinkage l = LLVMGetLinkage(g);
     if (!LLVMIsDeclaration(g) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage)
@@ -213,7 +214,7 @@ static weft_status lower_unit(unit *u) {
   int copy = !u->m; /* units > 0 of a build work on a copy of the front end's module */
   if (copy && read_back(u)) return u->status;
   if (u->lower && (u->status = u->lower(u->arg, u->m, u->index, u->nunits, &u->error))) return u->status;
-  if (copy) globals_from_unit0(u->m);
+  if (copy) globals_defined_elsewhere(u->m);
   measure(u);
   if (u->lower) debug_dump("lowered", u->m); /* asked for, a build is one unit (units_for) */
   return u->status = prepare(u->j, u->m, &u->error);
@@ -284,7 +285,7 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
   }
   if (u->object) LLVMDisposeMemoryBuffer(u->object);
   free(u->error);
-  if (u->index > 0 && u->m) LLVMDisposeModule(u->m);
+  if (u->c && u->m) LLVMDisposeModule(u->m);
   if (u->c) LLVMContextDispose(u->c);
   return st;
 }

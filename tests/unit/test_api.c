@@ -269,6 +269,32 @@ static void warnings_reach_the_build_log(void **state) {
   weft_context_release(ctx);
 }
 
+/* The variant for work-groups whose x size G does not divide, built at the first launch of
+ * such a shape, shares the program's __constant arrays with the first build's code. */
+static void unaligned_variant_shares_constants(void **state) {
+  weft_context *ctx = *state; /* G = 4 */
+  const char *src = "__constant int tab[4] = {10, 20, 30, 40};\n"
+                    "__kernel void k(__global int *o) {\n"
+                    "  int x = get_global_id(0), y = get_global_id(1);\n"
+                    "  o[y * get_global_size(0) + x] = tab[(x + y) & 3] + x;\n"
+                    "}\n";
+  weft_program *p;
+  weft_kernel *k;
+  assert_int_equal(weft_program_build_source(ctx, "tab.cl", src, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, "k", &k), WEFT_SUCCESS);
+  static const size_t locals[2][2] = {{4, 2}, {3, 2}}; /* x-aligned, then not */
+  for (int shape = 0; shape < 2; shape++) {
+    int out[24] = {0};
+    weft_arg a = {WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out};
+    weft_ndrange r = {2, {12, 2, 1}, {locals[shape][0], locals[shape][1], 1}};
+    assert_int_equal(weft_kernel_launch(k, &r, 1, &a, NULL), WEFT_SUCCESS);
+    for (int y = 0; y < 2; y++)
+      for (int x = 0; x < 12; x++) assert_int_equal(out[y * 12 + x], 10 * ((x + y) % 4 + 1) + x);
+  }
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 /* Under `stack` a barrier that only part of a warp reaches is reported with its line: the
  * barrier's own, also where it is the last statement of its block and the '}' after it is the
  * block's last line. */
@@ -411,6 +437,7 @@ int main(void) {
       cmocka_unit_test(build_error_names_file_and_line),
       cmocka_unit_test(prestarted_and_own_clang_agree),
       cmocka_unit_test(warnings_reach_the_build_log),
+      cmocka_unit_test(unaligned_variant_shares_constants),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
