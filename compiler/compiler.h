@@ -188,6 +188,8 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
                         LLVMTypeRef to, int to_unsigned, int saturate, ir_rounding mode);
 /* Reads a conversion's suffix ("", "_sat", "_rtz", "_sat_rte"); 0 when it is none of these. */
 int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode);
+/* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
+LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
 LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
 unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
 /* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,

@@ -153,14 +153,11 @@ static LLVMValueRef upsample(const expander *x) {
 /* mad_sat(a, b, c): a * b + c, exact in twice the width (where it cannot overflow), then
  * converted back with saturation. */
 static LLVMValueRef mad_sat(const expander *x) {
-  LLVMTypeRef t = LLVMTypeOf(x->call);
-  LLVMTypeRef wide = ir_shaped(t, LLVMIntTypeInContext(x->c, 2 * ir_scalar_bits(t)));
   int u = builtin_unsigned(&x->bi);
   LLVMValueRef w[3];
-  for (unsigned i = 0; i < 3; i++)
-    w[i] = u ? LLVMBuildZExt(x->b, arg(x, i), wide, "") : LLVMBuildSExt(x->b, arg(x, i), wide, "");
+  for (unsigned i = 0; i < 3; i++) w[i] = ir_widen(x->b, arg(x, i), u);
   LLVMValueRef r = LLVMBuildAdd(x->b, LLVMBuildMul(x->b, w[0], w[1], ""), w[2], "");
-  return ir_convert(x->b, x->m, r, u, t, u, 1, ROUND_DEFAULT);
+  return ir_convert(x->b, x->m, r, u, LLVMTypeOf(x->call), u, 1, ROUND_DEFAULT);
 }
 
 static LLVMValueRef integer_op(const expander *x, const char *name, unsigned n) {

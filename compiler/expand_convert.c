@@ -158,6 +158,13 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
          : x_unsigned ? LLVMBuildZExt(b, x, to, "") : LLVMBuildSExt(b, x, to, "");
 }
 
+LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMContextRef c = LLVMGetTypeContext(t);
+  LLVMTypeRef wide = ir_shaped(t, LLVMIntTypeInContext(c, 2 * ir_scalar_bits(t)));
+  return x_unsigned ? LLVMBuildZExt(b, x, wide, "") : LLVMBuildSExt(b, x, wide, "");
+}
+
 int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode) {
   static const char *const modes[] = {"", "_rte", "_rtz", "_rtp", "_rtn"};
   *saturate = !strncmp(s, "_sat", 4);

@@ -281,14 +281,10 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
 
 /* mul_hi: the high half of the full product, in twice the width (i128 for long). */
 static LLVMValueRef mul_hi(lower *L, LLVMValueRef x, LLVMValueRef y, int u) {
-  LLVMTypeRef t = LLVMTypeOf(x), vector = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? t : NULL;
-  unsigned bits = LLVMGetIntTypeWidth(vector ? LLVMGetElementType(t) : t);
-  LLVMTypeRef wide = LLVMIntTypeInContext(L->c, 2 * bits);
-  if (vector) wide = LLVMVectorType(wide, LLVMGetVectorSize(t));
-  LLVMValueRef (*ext)(LLVMBuilderRef, LLVMValueRef, LLVMTypeRef, const char *) =
-      u ? LLVMBuildZExt : LLVMBuildSExt;
-  LLVMValueRef p = LLVMBuildMul(L->b, ext(L->b, x, wide, ""), ext(L->b, y, wide, ""), "");
-  return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, p, ir_const_int(wide, bits), ""), t, "");
+  LLVMValueRef p = LLVMBuildMul(L->b, ir_widen(L->b, x, u), ir_widen(L->b, y, u), "");
+  LLVMValueRef half = ir_const_int(LLVMTypeOf(p), ir_scalar_bits(LLVMTypeOf(x)));
+  LLVMValueRef high = LLVMBuildLShr(L->b, p, half, "");
+  return LLVMBuildTrunc(L->b, high, LLVMTypeOf(x), "");
 }
 
 static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
