@@ -453,8 +453,9 @@ void oracle_types_double(kio *io) {
 }
 
 static uint32_t rotl32(uint32_t v, uint32_t by) { return by % 32 ? v << by % 32 | v >> (32 - by % 32) : v; }
-static int32_t sat32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v; }
-static uint32_t usat32(int64_t v) { return v > UINT32_MAX ? UINT32_MAX : v < 0 ? 0 : (uint32_t)v; }
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int32_t sat32(int64_t v) { return (int32_t)clamp64(v, INT32_MIN, INT32_MAX); }
+static uint32_t usat32(int64_t v) { return (uint32_t)clamp64(v, 0, UINT32_MAX); }
 
 /* The ordered and unordered comparisons as bits, in common_builtins.cl's order. */
 static int32_t compare_bits(float a, float b) {
@@ -516,8 +517,6 @@ static int64_t fp_to_int_sat(double v, int mode, int bits, int is_unsigned) {
   v = rounded(v, mode);
   return v >= hi ? (int64_t)max : v < lo ? (int64_t)lo : (int64_t)v;
 }
-
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static const int fe_modes[] = {FE_TOWARDZERO, FE_TONEAREST, FE_UPWARD, FE_DOWNWARD};
 
