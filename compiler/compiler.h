@@ -159,8 +159,9 @@ int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
 int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
 
 /* --- expand_builtins.c: vloadN/vstoreN, the half loads and stores, conversions, select,
- * any/all, isless and the other comparisons, rotate, add_sat/sub_sat, hadd/rhadd, upsample and
- * mad_sat become the plain IR they mean (before canonicalising) --- */
+ * any/all, isless and the other comparisons, rotate, add_sat/sub_sat, hadd/rhadd, upsample,
+ * mad_sat and work-item queries of a dimension chosen at run time become the plain IR they
+ * mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);
 /* The integer constant v of type t, in every element when t is a vector (of at most 256). */
 LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);

@@ -210,16 +210,39 @@ static LLVMValueRef expand(const expander *x) {
   return integer ? integer_op(x, name, n) : NULL;
 }
 
+/* get_global_id(d) and the other work-item queries with d chosen at run time: the query of
+ * each dimension, selected by d, so that the lowering sees constant dimensions only. Past the
+ * last dimension ids and offsets are 0, sizes 1 (OpenCL 1.2, 6.12.1). */
+static LLVMValueRef dimension_select(const expander *x) {
+  LLVMValueRef d = arg(x, 0), fn = LLVMGetCalledValue(x->call);
+  LLVMTypeRef t = LLVMTypeOf(x->call), ft = LLVMGlobalGetValueType(fn);
+  builtin_kind k = x->bi.kind;
+  int zero = k == BI_GLOBAL_ID || k == BI_LOCAL_ID || k == BI_GROUP_ID || k == BI_GLOBAL_OFFSET;
+  LLVMValueRef r = LLVMConstInt(t, zero ? 0 : 1, 0);
+  for (unsigned dim = 3; dim-- > 0;) {
+    LLVMValueRef c = LLVMConstInt(LLVMTypeOf(d), dim, 0);
+    LLVMValueRef q = LLVMBuildCall2(x->b, ft, fn, &c, 1, "");
+    r = LLVMBuildSelect(x->b, LLVMBuildICmp(x->b, LLVMIntEQ, d, c, ""), q, r, "");
+  }
+  return r;
+}
+
+static int dimension_at_run_time(const expander *x) {
+  return x->bi.kind >= BI_GLOBAL_ID && x->bi.kind <= BI_GLOBAL_OFFSET &&
+         LLVMGetNumArgOperands(x->call) == 1 && !LLVMIsAConstantInt(arg(x, 0));
+}
+
 static void expand_block(expander *x, LLVMBasicBlockRef bb) {
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
     next = LLVMGetNextInstruction(i);
     if (!LLVMIsACallInst(i)) continue;
     x->call = i;
     x->bi = builtin_of_call(i);
-    if (x->bi.kind != BI_UNSUPPORTED) continue;
+    int by_dimension = dimension_at_run_time(x);
+    if (x->bi.kind != BI_UNSUPPORTED && !by_dimension) continue;
     LLVMPositionBuilderBefore(x->b, i);
     LLVMSetCurrentDebugLocation2(x->b, LLVMInstructionGetDebugLoc(i)); /* lines for the CFG */
-    LLVMValueRef r = expand(x);
+    LLVMValueRef r = by_dimension ? dimension_select(x) : expand(x);
     if (!r) continue;
     if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) LLVMReplaceAllUsesWith(i, r);
     LLVMInstructionEraseFromParent(i);

@@ -265,26 +265,51 @@ static LLVMValueRef lower_select(lower *L, LLVMValueRef inst) {
   return LLVMBuildSelect(L->b, cv, a, b, "");
 }
 
-static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
-  LLVMValueRef idx = LLVMGetOperand(inst, 1);
-  if (!LLVMIsAConstantInt(idx)) return lw_unsupported(L, inst, "a vector element chosen at run time"), NULL;
-  unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0))), c = (unsigned)LLVMConstIntGetZExtValue(idx);
+/* Element c of each lane's k-element vector in v (lane l's elements at l*k ..). */
+static LLVMValueRef element(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
   LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, L->G);
   for (unsigned l = 0; l < L->G; l++) m[l] = lw_const_i32(L, l * k + c);
-  LLVMValueRef v = lw_vval(L, LLVMGetOperand(inst, 0));
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, L->G), "");
 }
 
+/* Each lane's value of v (G lanes) repeated k times, as wide as a k-element vector per lane. */
+static LLVMValueRef per_element(lower *L, LLVMValueRef v, unsigned k) {
+  unsigned n = k * L->G;
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i / k);
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
+}
+
+/* An index chosen at run time selects among the k constant elements; past the end the
+ * result is element 0's (OpenCL leaves it undefined). */
+static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
+  LLVMValueRef idx = LLVMGetOperand(inst, 1), v = lw_vval(L, LLVMGetOperand(inst, 0));
+  unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0)));
+  if (LLVMIsAConstantInt(idx)) return element(L, v, k, (unsigned)LLVMConstIntGetZExtValue(idx));
+  LLVMValueRef lanes_idx = lw_vval(L, idx), r = element(L, v, k, 0);
+  for (unsigned c = 1; c < k; c++) {
+    LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, lanes_idx, lw_splat(L, LLVMConstInt(LLVMTypeOf(idx), c, 0)), "");
+    r = LLVMBuildSelect(L->b, at, element(L, v, k, c), r, "");
+  }
+  return r;
+}
+
+/* The inserted element where each lane's index says: with a constant index one shuffle, else
+ * a select by a comparison of every element's position with its lane's index. */
 static LLVMValueRef lower_insert(lower *L, LLVMValueRef inst) {
   LLVMValueRef idx = LLVMGetOperand(inst, 2);
-  if (!LLVMIsAConstantInt(idx)) return lw_unsupported(L, inst, "a vector element chosen at run time"), NULL;
-  unsigned k = lw_width(LLVMTypeOf(inst)), c = (unsigned)LLVMConstIntGetZExtValue(idx), n = k * L->G;
-  LLVMValueRef vec = lw_vval(L, LLVMGetOperand(inst, 0)), e = lw_vval(L, LLVMGetOperand(inst, 1));
-  LLVMValueRef *wm = ARENA_NEW(L->a, LLVMValueRef, n), *m = ARENA_NEW(L->a, LLVMValueRef, n);
-  for (unsigned i = 0; i < n; i++)
-    wm[i] = lw_const_i32(L, i / k), m[i] = lw_const_i32(L, i % k == c ? n + i : i);
-  LLVMValueRef wide = LLVMBuildShuffleVector(L->b, e, LLVMGetPoison(LLVMTypeOf(e)), LLVMConstVector(wm, n), "");
-  return LLVMBuildShuffleVector(L->b, vec, wide, LLVMConstVector(m, n), "");
+  unsigned k = lw_width(LLVMTypeOf(inst)), n = k * L->G;
+  LLVMValueRef vec = lw_vval(L, LLVMGetOperand(inst, 0));
+  LLVMValueRef wide = per_element(L, lw_vval(L, LLVMGetOperand(inst, 1)), k);
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  if (LLVMIsAConstantInt(idx)) {
+    unsigned c = (unsigned)LLVMConstIntGetZExtValue(idx);
+    for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i % k == c ? n + i : i);
+    return LLVMBuildShuffleVector(L->b, vec, wide, LLVMConstVector(m, n), "");
+  }
+  for (unsigned i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMTypeOf(idx), i % k, 0);
+  LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, per_element(L, lw_vval(L, idx), k), LLVMConstVector(m, n), "");
+  return LLVMBuildSelect(L->b, at, wide, vec, "");
 }
 
 static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {

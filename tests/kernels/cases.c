@@ -116,6 +116,9 @@ const kcase kcases[] = {
     /* NDRanges */
     CASE(ndrange_2d, R2(64, 48, 8, 6), 2, G(I32, 64 * 48, 0, 0), G(I32, 4, 0, 0)),
     CASE(ndrange_3d, R3(16, 8, 6, 4, 4, 2), 1, G(I32, 16 * 8 * 6, 0, 0)),
+    {"dynamic_index", R3(16, 8, 8, 4, 4, 2), 7, {G(F32, 4 * 1024, -8, 8), G(I32, 8 * 1024, -1000, 1000),
+     G(I32, 1024, 0, 1023), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0), G(I32, 1024, 0, 0),
+     V(I32, 6)}, oracle_dynamic_index, 0, .not_c = true}, /* vector elements */
 };
 const unsigned nkcases = sizeof kcases / sizeof *kcases;
 

@@ -733,3 +733,38 @@ void oracle_ndrange_3d(kio *io) {
         OUT(int32_t, 0)[(z * g[1] + y) * g[0] + x] = 2 * v + lid;
       }
 }
+
+/* The work-item queries of dimension d for one work-item of a 3-D NDRange; past the last
+ * dimension ids are 0 and sizes 1. */
+typedef struct item_3d {
+  const size_t *global, *local;
+  size_t id[3];
+} item_3d;
+
+static uint64_t global_id(const item_3d *w, unsigned d) { return d < 3 ? w->id[d] : 0; }
+static uint64_t local_id(const item_3d *w, unsigned d) { return d < 3 ? w->id[d] % w->local[d] : 0; }
+static uint64_t local_size(const item_3d *w, unsigned d) { return d < 3 ? w->local[d] : 1; }
+static uint64_t global_size(const item_3d *w, unsigned d) { return d < 3 ? w->global[d] : 1; }
+
+void oracle_dynamic_index(kio *io) {
+  const size_t *g = io->c->global;
+  int k = VAL(int32_t, 6);
+  for (size_t i = 0; i < g[0] * g[1] * g[2]; i++) {
+    item_3d w = {g, io->c->local, {i % g[0], i / g[0] % g[1], i / (g[0] * g[1])}};
+    int s = IN(int32_t, 2)[i];
+    float *v = OUT(float, 3) + 4 * i;
+    int32_t *iv = OUT(int32_t, 4) + 8 * i;
+    memcpy(v, IN(float, 0) + 4 * i, 16);
+    memcpy(iv, IN(int32_t, 1) + 8 * i, 32);
+    v[(s >> 2) & 3] = v[s & 3] * 2.0f;
+    if (s & 16) v[k & 3] += 1.0f;
+    iv[(s >> 3) & 7] = iv[k & 7] + iv[s & 7];
+    uint64_t acc = 0;
+    for (unsigned d = 0; d <= 3; d++)
+      acc += global_id(&w, d) * (d + 1) + local_size(&w, d) * 100 +
+             global_id(&w, d) / local_size(&w, d) * 7 + global_size(&w, d) / local_size(&w, d) * 3 +
+             global_size(&w, d) * 5 + local_id(&w, d) * 11;
+    acc += local_id(&w, (unsigned)s & 3) * 1000 + global_size(&w, (unsigned)(s >> 2) & 3) * 10000;
+    OUT(int32_t, 5)[i] = (int32_t)(uint32_t)acc;
+  }
+}
