@@ -57,6 +57,8 @@ typedef struct frontend_idle {
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
                              const char *file_text, const char *options, frontend_clang **ready,
                              const frontend_idle *idle, frontend_result *out);
+/* The struct that kernel parameter i passes by value (clang's byval pointer), or NULL. */
+LLVMTypeRef frontend_byval_type(LLVMValueRef fn, unsigned i);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 

@@ -331,7 +331,39 @@ static void prepare_functions(LLVMModuleRef m, int before) {
   }
 }
 
+/* The struct a kernel parameter passes by value (byval), or NULL. */
+LLVMTypeRef frontend_byval_type(LLVMValueRef fn, unsigned i) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, i + 1, kind);
+  return a ? LLVMGetTypeAttributeValue(a) : NULL;
+}
+
+/* clang reads a kernel's struct parameter where the caller put it, which in weft is the
+ * launch's argument block that every work-item shares: each work-item gets its own copy, as
+ * OpenCL passes structs by value, and SROA turns the copy back into loads where nothing
+ * writes it. */
+static void private_struct_params(LLVMModuleRef m) {
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f))
+    for (unsigned i = 0; i < LLVMCountParams(f); i++) {
+      LLVMTypeRef t = frontend_byval_type(f, i);
+      if (!t) continue;
+      LLVMValueRef p = LLVMGetParam(f, i);
+      LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(f);
+      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
+      LLVMValueRef copy = LLVMBuildAlloca(b, t, "");
+      unsigned align = LLVMABIAlignmentOfType(td, t);
+      LLVMSetAlignment(copy, align);
+      LLVMReplaceAllUsesWith(p, copy);
+      LLVMBuildMemCpy(b, copy, align, p, 1, LLVMConstInt(LLVMInt64TypeInContext(c), LLVMABISizeOfType(td, t), 0));
+    }
+  LLVMDisposeBuilder(b);
+}
+
 static weft_status canonicalize(LLVMModuleRef m, char **log) {
+  private_struct_params(m);
   builtin_types_restore(m);
   expand_builtins(m);
   prepare_functions(m, 1);

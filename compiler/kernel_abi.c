@@ -72,7 +72,8 @@ static weft_type parse_type_name(const char *tn, unsigned *width) {
 static weft_arg_kind param_kind(LLVMValueRef fn, unsigned i, LLVMValueRef param) {
   LLVMValueRef as = md_operand(fn, "kernel_arg_addr_space", i);
   unsigned space = as ? (unsigned)LLVMConstIntGetZExtValue(as) : 0;
-  if (LLVMGetTypeKind(LLVMTypeOf(param)) != LLVMPointerTypeKind) return WEFT_ARG_VALUE;
+  if (LLVMGetTypeKind(LLVMTypeOf(param)) != LLVMPointerTypeKind || frontend_byval_type(fn, i))
+    return WEFT_ARG_VALUE;
   return space == 3 ? WEFT_ARG_LOCAL : space == 2 ? WEFT_ARG_CONSTANT : WEFT_ARG_GLOBAL;
 }
 
@@ -89,7 +90,11 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
     p->type_name = md_string(fn, "kernel_arg_type", i);
     p->kind = param_kind(fn, i, param);
     p->type = parse_type_name(p->type_name, &p->vector_width);
-    if (p->kind == WEFT_ARG_VALUE) {
+    LLVMTypeRef by_struct = frontend_byval_type(fn, i);
+    if (by_struct) { /* its bytes, which setargs copies into the block */
+      p->type = WEFT_OTHER, p->vector_width = 1;
+      p->size = LLVMABISizeOfType(td, by_struct);
+    } else if (p->kind == WEFT_ARG_VALUE) {
       p->size = LLVMABISizeOfType(td, t);
       if (LLVMGetTypeKind(t) == LLVMStructTypeKind || LLVMGetTypeKind(t) == LLVMArrayTypeKind || p->type == WEFT_OTHER) {
         k->params = ps;
@@ -101,7 +106,7 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
       static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 1};
       p->size = sizes[p->type] * p->vector_width;
     }
-    size_t slot = p->kind == WEFT_ARG_VALUE ? LLVMABISizeOfType(td, t) : 8;
+    size_t slot = by_struct ? p->size : p->kind == WEFT_ARG_VALUE ? LLVMABISizeOfType(td, t) : 8;
     size_t align = slot >= 64 ? 64 : slot >= 32 ? 32 : slot >= 16 ? 16 : 8;
     off = (off + align - 1) & ~(align - 1);
     p->offset = off;
@@ -125,6 +130,10 @@ void kernel_info_free(lowered_kernel *lk) {
 }
 
 /* ---- the argument setter: void setargs(ptr block, params...) ---- */
+
+/* A struct passed by value: setargs gets a pointer to its bytes, the kernel a pointer to the
+ * block's copy of them (which private_struct_params in frontend.c copies again per work-item). */
+static int is_struct(const weft_param *p) { return p->kind == WEFT_ARG_VALUE && p->type == WEFT_OTHER; }
 
 static LLVMTypeRef ffi_param_type(LLVMContextRef c, const weft_param *p, LLVMTypeRef t) {
   if (p->kind == WEFT_ARG_LOCAL) return LLVMInt64TypeInContext(c);
@@ -150,7 +159,10 @@ static void build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const 
       LLVMSetAlignment(v, 1);
     }
     LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), LLVMGetParam(f, 0), &off, 1, "");
-    LLVMSetAlignment(LLVMBuildStore(b, v, dst), 8);
+    if (is_struct(&k->params[i]))
+      LLVMBuildMemCpy(b, dst, 8, v, 1, LLVMConstInt(LLVMInt64TypeInContext(c), k->params[i].size, 0));
+    else
+      LLVMSetAlignment(LLVMBuildStore(b, v, dst), 8);
   }
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
@@ -167,6 +179,9 @@ static void map_params(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
       LLVMValueRef off = lw_load_at(L, L->args, k->params[i].offset, LLVMInt64TypeInContext(L->c));
       v = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->local_mem, &off, 1, "");
       v = LLVMBuildAddrSpaceCast(L->b, v, t, "");
+    } else if (is_struct(&k->params[i])) {
+      LLVMValueRef off = lw_const_i64(L, k->params[i].offset);
+      v = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->args, &off, 1, "");
     } else {
       v = lw_load_at(L, L->args, k->params[i].offset, t);
       LLVMSetAlignment(v, 8);

@@ -186,9 +186,10 @@ static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a,
   if (a->type != q->type || a->size != q->size) {
     char vec[16] = "";
     if (q->vector_width > 1) snprintf(vec, sizeof vec, "x%u", q->vector_width);
+    const char *want = q->type == WEFT_OTHER && q->type_name ? q->type_name : rt_type_name(q->type);
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT,
                     "argument %u '%s': expected %s%s (%zu bytes), got %s (%zu bytes)", i, q->name,
-                    rt_type_name(q->type), vec, q->size, rt_type_name(a->type), a->size);
+                    want, vec, q->size, rt_type_name(a->type), a->size);
   }
   if (!a->value)
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT, "argument %u '%s': no value given", i,

@@ -295,6 +295,52 @@ static void unaligned_variant_shares_constants(void **state) {
   weft_program_release(p);
 }
 
+/* A struct passed by value: its parameter says so (a VALUE of type OTHER and the struct's C
+ * size), a wrong size is named, and every work-item gets a copy of its own to write: the lanes
+ * that change theirs under a varying branch leave the others' alone. */
+typedef struct params {
+  float scale;
+  int n;
+  char tag;
+  double bias;
+} params;
+
+static void struct_arguments_are_private_copies(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "typedef struct { float scale; int n; char tag; double bias; } params;\n"
+                    "__kernel void k(__global float *out, params p) {\n"
+                    "  int i = get_global_id(0);\n"
+                    "  if (i & 1) { p.n += i; p.tag = 2; }\n"
+                    "  out[i] = p.scale * (float)(i % p.n) + (float)p.bias + p.tag;\n"
+                    "}\n";
+  weft_program *prog;
+  weft_kernel *k;
+  assert_int_equal(weft_program_build_source(ctx, "st.cl", src, NULL, &prog), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(prog, "k", &k), WEFT_SUCCESS);
+  weft_arg_info info;
+  assert_int_equal(weft_kernel_arg_info(k, 1, &info), WEFT_SUCCESS);
+  assert_int_equal(info.kind, WEFT_ARG_VALUE);
+  assert_int_equal(info.type, WEFT_OTHER);
+  assert_int_equal(info.size, sizeof(params));
+  assert_string_equal(info.type_name, "params");
+  params p = {1.5f, 3, 1, 100.0};
+  float out[16] = {0};
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof out, out},
+                      {WEFT_ARG_VALUE, WEFT_OTHER, sizeof p, &p}};
+  weft_ndrange r = {1, {16, 1, 1}, {8, 1, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 2, args, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < 16; i++) {
+    params mine = p;
+    if (i & 1) mine.n += i, mine.tag = 2;
+    assert_true(out[i] == mine.scale * (float)(i % mine.n) + (float)mine.bias + mine.tag);
+  }
+  args[1].size = sizeof p - 8;
+  assert_int_equal(weft_kernel_launch(k, &r, 2, args, NULL), WEFT_ERROR_ARGUMENT);
+  assert_non_null(strstr(weft_last_error(ctx), "argument 1 'p': expected params (24 bytes), got other (16 bytes)"));
+  weft_kernel_release(k);
+  weft_program_release(prog);
+}
+
 /* Under `stack` a barrier that only part of a warp reaches is reported with its line: the
  * barrier's own, also where it is the last statement of its block and the '}' after it is the
  * block's last line. */
@@ -438,6 +484,7 @@ int main(void) {
       cmocka_unit_test(prestarted_and_own_clang_agree),
       cmocka_unit_test(warnings_reach_the_build_log),
       cmocka_unit_test(unaligned_variant_shares_constants),
+      cmocka_unit_test(struct_arguments_are_private_copies),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
