@@ -155,6 +155,7 @@ builtin builtin_of_call(LLVMValueRef call) {
   b.kind = BI_UNSUPPORTED;
   if (strncmp(m, "_Z", 2) != 0) {
     snprintf(b.name, sizeof b.name, "%s", m);
+    if (!strcmp(m, "printf")) b.kind = BI_PRINTF; /* C linkage, as OpenCL declares it */
     return b;
   }
   char *end;

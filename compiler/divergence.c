@@ -135,7 +135,7 @@ static value_fact call_fact(const divergence *d, LLVMValueRef call) {
     int64_t d = const_int(LLVMGetOperand(call, 0), &ok);
     return ok && d >= 0 && d < 3 ? (value_fact){AFFINE, d == 0} : varying();
   }
-  case BI_ATOMIC: return varying();
+  case BI_ATOMIC: case BI_PRINTF: return varying(); /* one call per lane */
   default: break;
   }
   for (unsigned i = 0; i < LLVMGetNumArgOperands(call); i++)

@@ -380,43 +380,98 @@ static LLVMValueRef atomic_together(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueR
                                       : LLVMBuildSub(L->b, lw_splat(L, old), step, "");
 }
 
+/* Runs body(lane) for each active lane of the group, in lane order, each in a block of its
+ * own; the scalar each returns goes in its lane of the result (of vector type vt). */
+typedef LLVMValueRef lane_body(lower *L, const void *arg, unsigned lane);
+
+static LLVMValueRef each_active_lane(lower *L, LLVMTypeRef vt, lane_body *body, const void *arg) {
+  LLVMValueRef acc = LLVMGetPoison(vt);
+  for (unsigned l = 0; l < L->G; l++) {
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "lane");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    LLVMBuildCondBr(L->b, lane(L, L->gmask, l), run, next);
+    LLVMPositionBuilderAtEnd(L->b, run);
+    LLVMValueRef with = LLVMBuildInsertElement(L->b, acc, body(L, arg, l), lw_const_i32(L, l), "");
+    LLVMBasicBlockRef ran = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, next);
+    LLVMPositionBuilderAtEnd(L->b, next);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, vt, "");
+    LLVMAddIncoming(phi, (LLVMValueRef[]){with, acc}, (LLVMBasicBlockRef[]){ran, from}, 2);
+    acc = phi;
+  }
+  return acc;
+}
+
+typedef struct lane_atomic {
+  LLVMAtomicRMWBinOp rmw;
+  int cmpxchg;
+  LLVMValueRef p, v, nv; /* per lane: address, operand, cmpxchg's new value */
+} lane_atomic;
+
+static LLVMValueRef atomic_lane(lower *L, const void *arg, unsigned l) {
+  const lane_atomic *a = arg;
+  LLVMAtomicOrdering seq = LLVMAtomicOrderingSequentiallyConsistent;
+  if (!a->cmpxchg) return LLVMBuildAtomicRMW(L->b, a->rmw, lane(L, a->p, l), lane(L, a->v, l), seq, 0);
+  LLVMValueRef old = LLVMBuildAtomicCmpXchg(L->b, lane(L, a->p, l), lane(L, a->v, l),
+                                            lane(L, a->nv, l), seq, seq, 0);
+  return LLVMBuildExtractValue(L->b, old, 0, "");
+}
+
 static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
   const char *op = strchr(bi->name, '_') + 1;
   int cmpxchg = !strcmp(op, "cmpxchg"), ok = 1, unary = !strcmp(op, "inc") || !strcmp(op, "dec");
   LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg : atomic_op(op, builtin_unsigned(bi), &ok);
   if (!ok) return lw_unsupported(L, call, "this atomic builtin"), NULL;
-  LLVMTypeRef t = LLVMTypeOf(call), vt = lw_vtype(L, t);
+  LLVMTypeRef t = LLVMTypeOf(call);
   if ((rmw == LLVMAtomicRMWBinOpAdd || rmw == LLVMAtomicRMWBinOpSub) && !cmpxchg &&
       is_uniform(L, LLVMGetOperand(call, 0)) && (unary || is_uniform(L, LLVMGetOperand(call, 1))))
     return atomic_together(L, rmw, lw_uval(L, LLVMGetOperand(call, 0)),
                            unary ? LLVMConstInt(t, 1, 0) : lw_uval(L, LLVMGetOperand(call, 1)));
-  LLVMValueRef p = lw_vval(L, LLVMGetOperand(call, 0));
-  LLVMValueRef v = unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vval(L, LLVMGetOperand(call, 1));
-  LLVMValueRef nv = cmpxchg ? lw_vval(L, LLVMGetOperand(call, 2)) : NULL;
-  LLVMValueRef acc = LLVMGetPoison(vt);
-  for (unsigned l = 0; l < L->G; l++) {
-    LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "atomic.lane");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-    LLVMBuildCondBr(L->b, lane(L, L->gmask, l), run, next);
-    LLVMPositionBuilderAtEnd(L->b, run);
-    LLVMValueRef old;
-    if (cmpxchg) {
-      old = LLVMBuildAtomicCmpXchg(L->b, lane(L, p, l), lane(L, v, l), lane(L, nv, l),
-                                   LLVMAtomicOrderingSequentiallyConsistent,
-                                   LLVMAtomicOrderingSequentiallyConsistent, 0);
-      old = LLVMBuildExtractValue(L->b, old, 0, "");
-    } else
-      old = LLVMBuildAtomicRMW(L->b, rmw, lane(L, p, l), lane(L, v, l),
-                               LLVMAtomicOrderingSequentiallyConsistent, 0);
-    LLVMValueRef with = LLVMBuildInsertElement(L->b, acc, old, lw_const_i32(L, l), "");
-    LLVMBuildBr(L->b, next);
-    LLVMPositionBuilderAtEnd(L->b, next);
-    LLVMValueRef phi = LLVMBuildPhi(L->b, vt, "");
-    LLVMAddIncoming(phi, (LLVMValueRef[]){with, acc}, (LLVMBasicBlockRef[]){run, from}, 2);
-    acc = phi;
+  lane_atomic a = {rmw, cmpxchg, lw_vval(L, LLVMGetOperand(call, 0)),
+                   unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vval(L, LLVMGetOperand(call, 1)),
+                   cmpxchg ? lw_vval(L, LLVMGetOperand(call, 2)) : NULL};
+  return each_active_lane(L, lw_vtype(L, t), atomic_lane, &a);
+}
+
+/* ---- printf: one call of the C library's printf per active lane, in lane order ---- */
+
+typedef struct lane_print {
+  LLVMValueRef call, fn;
+  LLVMTypeRef type;
+  LLVMValueRef *args; /* uniform: the scalar; else the group's vector */
+} lane_print;
+
+/* OpenCL's printf returns 0, or -1 when it failed. */
+static LLVMValueRef print_lane(lower *L, const void *arg, unsigned l) {
+  const lane_print *p = arg;
+  unsigned n = LLVMGetNumArgOperands(p->call);
+  LLVMValueRef *args = ARENA_NEW(L->a, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef a = p->args[i];
+    if (!is_uniform(L, LLVMGetOperand(p->call, i))) a = lane(L, a, l);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) /* __constant strings */
+      a = LLVMBuildAddrSpaceCast(L->b, a, LLVMPointerTypeInContext(L->c, 0), "");
+    args[i] = a;
   }
-  return acc;
+  LLVMValueRef r = LLVMBuildCall2(L->b, p->type, p->fn, args, n, "");
+  LLVMValueRef failed = LLVMBuildICmp(L->b, LLVMIntSLT, r, lw_const_i32(L, 0), "");
+  return LLVMBuildSExt(L->b, failed, LLVMInt32TypeInContext(L->c), "");
+}
+
+static LLVMValueRef print(lower *L, LLVMValueRef call) {
+  unsigned n = LLVMGetNumArgOperands(call);
+  lane_print p = {call, NULL, NULL, ARENA_NEW(L->a, LLVMValueRef, n)};
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
+      return lw_unsupported(L, call, "printf of a vector (%v)"), NULL;
+    p.args[i] = is_uniform(L, a) ? lw_uval(L, a) : lw_vval(L, a);
+  }
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), ptr = LLVMPointerTypeInContext(L->c, 0);
+  p.type = LLVMFunctionType(i32, &ptr, 1, 1);
+  p.fn = LLVMGetCalledValue(call);
+  return each_active_lane(L, lw_vtype(L, i32), print_lane, &p);
 }
 
 /* ---- calls of LLVM intrinsics that clang or the canonical pipeline left ---- */
@@ -475,6 +530,7 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
   case BI_INTEGER: return integer(L, call, bi, uniform);
   case BI_RELATIONAL: return relational(L, call, bi, uniform);
   case BI_ATOMIC: return atomic(L, call, bi);
+  case BI_PRINTF: return print(L, call);
   default: break;
   }
   char what[80];

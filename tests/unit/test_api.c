@@ -69,10 +69,11 @@ static void build_error_names_file_and_line(void **state) {
 static void unsupported_construct_names_line(void **state) {
   weft_context *ctx = *state;
   weft_program *p;
-  const char *src = "__kernel void k(__global int *a) {\n  int i = get_global_id(0);\n"
-                    "  printf(\"%d\\n\", i);\n}\n";
-  assert_int_equal(weft_program_build_source(ctx, "pf.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
-  assert_non_null(strstr(weft_last_error(ctx), "pf.cl:3: weft does not support the builtin 'printf'"));
+  const char *src = "__kernel void k(__global float *a) {\n  int i = get_global_id(0);\n"
+                    "  a[i] = sub_group_reduce_add(a[i]);\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "sg.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
+  assert_non_null(strstr(weft_last_error(ctx),
+                         "sg.cl:3: weft does not support the builtin 'sub_group_reduce_add'"));
 }
 
 static void unknown_kernel_lists_kernels(void **state) {
@@ -341,6 +342,82 @@ static void struct_arguments_are_private_copies(void **state) {
   weft_program_release(prog);
 }
 
+/* Runs k over n work-items in groups of 8 with stdout going to a file; returns what it printed
+ * (malloc'd). */
+static char *printed(weft_kernel *k, size_t n, unsigned nargs, weft_arg *args) {
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  fflush(stdout);
+  int saved = dup(1);
+  assert_true(saved >= 0 && dup2(fileno(f), 1) == 1);
+  weft_ndrange r = {1, {n, 1, 1}, {8, 1, 1}};
+  weft_status st = weft_kernel_launch(k, &r, nargs, args, NULL);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  assert_int_equal(st, WEFT_SUCCESS);
+  off_t size = lseek(fileno(f), 0, SEEK_END);
+  assert_true(size >= 0);
+  char *text = calloc((size_t)size + 1, 1);
+  assert_true(pread(fileno(f), text, (size_t)size, 0) == size);
+  fclose(f);
+  return text;
+}
+
+/* printf runs once per active work-item, with each lane's own values (ints, a float promoted to
+ * double, a long, a char, a __constant string) and returns 0. Within a warp one call's lines
+ * come in lane order, and all of them before the next call's (B and C share a block, which
+ * runs lane group by lane group otherwise); the work-items whose branch was not taken print
+ * nothing there. */
+static void printf_prints_each_active_lane(void **state) {
+  weft_context *ctx = *state; /* W 8, G 4, 2 threads */
+  const char *src = "__kernel void k(__global const int *a, __global int *r) {\n"
+                    "  int i = get_global_id(0);\n"
+                    "  if (a[i] > 0) r[i] = printf(\"A %d:%d %s\\n\", i, a[i], \"pos\");\n"
+                    "  printf(\"B %d %.1f %ld %c\\n\", i, (float)i / 2, (long)i << 40, 'a' + i);\n"
+                    "  printf(\"C %d\\n\", i);\n"
+                    "  printf(\"D\\n\");\n" /* not turned into puts */
+                    "}\n";
+  weft_program *p;
+  weft_kernel *k;
+  assert_int_equal(weft_program_build_source(ctx, "pf.cl", src, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, "k", &k), WEFT_SUCCESS);
+  enum { N = 32 };
+  int a[N], r[N];
+  for (int i = 0; i < N; i++) a[i] = (i * 7) % 5 - 2, r[i] = 99;
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof r, r}};
+  char *text = printed(k, N, 2, args);
+  int lines = 0, last[3][N / 8];          /* per call and warp: the last lane seen */
+  char *at[3][N] = {{0}}, *first_c[N / 8] = {0}; /* each work-item's lines; each warp's first C */
+  memset(last, -1, sizeof last);
+  for (char *line = text, *end; *line; line = end + 1, lines++) {
+    assert_non_null(end = strchr(line, '\n'));
+    if (!strncmp(line, "D\n", 2)) continue;
+    int call = *line - 'A', i = atoi(line + 2);
+    assert_true(call >= 0 && call < 3 && i >= 0 && i < N);
+    assert_true(i > last[call][i / 8]); /* lane order within the warp */
+    last[call][i / 8] = i;
+    char want[96];
+    if (call == 0) snprintf(want, sizeof want, "A %d:%d pos\n", i, a[i]);
+    else if (call == 1) snprintf(want, sizeof want, "B %d %.1f %ld %c\n", i, (double)i / 2, (long)i << 40, 'a' + i);
+    else snprintf(want, sizeof want, "C %d\n", i);
+    assert_memory_equal(line, want, strlen(want));
+    at[call][i] = line;
+    if (call == 2 && !first_c[i / 8]) first_c[i / 8] = line;
+  }
+  int want_lines = 3 * N;
+  for (int i = 0; i < N; i++) {
+    want_lines += a[i] > 0;
+    assert_true(at[1][i] && at[1][i] < first_c[i / 8] && at[1][i] < at[2][i]);
+    assert_true(a[i] > 0 ? at[0][i] && at[0][i] < at[1][i] : !at[0][i]);
+    assert_int_equal(r[i], a[i] > 0 ? 0 : 99);
+  }
+  assert_int_equal(lines, want_lines);
+  free(text);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 /* Under `stack` a barrier that only part of a warp reaches is reported with its line: the
  * barrier's own, also where it is the last statement of its block and the '}' after it is the
  * block's last line. */
@@ -485,6 +562,7 @@ int main(void) {
       cmocka_unit_test(warnings_reach_the_build_log),
       cmocka_unit_test(unaligned_variant_shares_constants),
       cmocka_unit_test(struct_arguments_are_private_copies),
+      cmocka_unit_test(printf_prints_each_active_lane),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
