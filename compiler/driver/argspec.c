@@ -213,8 +213,37 @@ static int parse_scalar(const char *text, const char *colon, argspec *spec, char
   }
 }
 
+/* "{TYPE:V,TYPE:V,...}": each field at the next multiple of its own size, and the whole padded
+ * to a multiple of its largest field, as C lays out a struct of such scalars. spec->type is
+ * WEFT_OTHER. */
+static int parse_struct(const char *text, argspec *spec, char *err, size_t errsize) {
+  size_t n = strlen(text), at = 0, align = 1;
+  if (n < 2 || text[n - 1] != '}') return error(err, errsize, "missing '}' after the fields");
+  spec->kind = ARGSPEC_STRUCT, spec->type = WEFT_OTHER;
+  for (const char *s = text + 1, *end = text + n - 1; s < end;) {
+    const char *comma = memchr(s, ',', (size_t)(end - s)), *stop = comma ? comma : end;
+    const char *colon = memchr(s, ':', (size_t)(stop - s));
+    weft_type t;
+    if (!colon) return error(err, errsize, "field %u '%.*s' is not TYPE:VALUE", spec->nvalues,
+                             (int)(stop - s), s);
+    if (parse_type(s, (size_t)(colon - s), &t, err, errsize)) return -1;
+    size_t size = argspec_type_size(t);
+    at = (at + size - 1) / size * size;
+    if (at + size > ARGSPEC_MAX_STRUCT)
+      return error(err, errsize, "a struct of more than %d bytes", ARGSPEC_MAX_STRUCT);
+    if (parse_value(colon + 1, (size_t)(stop - colon - 1), t, spec->value + at, err, errsize))
+      return -1;
+    at += size, align = size > align ? size : align, spec->nvalues++;
+    s = comma ? comma + 1 : end;
+  }
+  if (!spec->nvalues) return error(err, errsize, "a struct needs at least one field");
+  spec->count = (at + align - 1) / align * align;
+  return 0;
+}
+
 int argspec_parse(const char *text, argspec *spec, char *err, size_t errsize) {
   memset(spec, 0, sizeof *spec);
+  if (*text == '{') return parse_struct(text, spec, err, errsize);
   if (!strncmp(text, "local:", 6)) {
     const char *rest;
     spec->kind = ARGSPEC_LOCAL;
@@ -224,10 +253,12 @@ int argspec_parse(const char *text, argspec *spec, char *err, size_t errsize) {
   const char *colon = strchr(text, ':'), *open = strchr(text, '[');
   if (open && (!colon || open < colon)) return parse_buffer(text, spec, err, errsize);
   if (colon) return parse_scalar(text, colon, spec, err, errsize);
-  return error(err, errsize, "expected TYPE:VALUE, TYPE[N]=INIT or local:TYPE[N]");
+  return error(err, errsize, "expected TYPE:VALUE, TYPE[N]=INIT, local:TYPE[N] or "
+                             "{TYPE:VALUE,...}");
 }
 
 size_t argspec_bytes(const argspec *spec) {
+  if (spec->kind == ARGSPEC_STRUCT) return spec->count;
   size_t n = spec->kind == ARGSPEC_SCALAR ? spec->nvalues : spec->count;
   return n * argspec_type_size(spec->type);
 }
@@ -306,15 +337,29 @@ static const char *kind_name(weft_arg_kind k) {
 }
 
 static bool kinds_match(argspec_kind s, weft_arg_kind k) {
-  if (s == ARGSPEC_SCALAR) return k == WEFT_ARG_VALUE;
+  if (s == ARGSPEC_SCALAR || s == ARGSPEC_STRUCT) return k == WEFT_ARG_VALUE;
   if (s == ARGSPEC_LOCAL) return k == WEFT_ARG_LOCAL;
   return k == WEFT_ARG_GLOBAL || k == WEFT_ARG_CONSTANT;
 }
 
 static const char *spec_kind_name(argspec_kind s) {
-  return s == ARGSPEC_SCALAR ? "a value (TYPE:VALUE)"
-         : s == ARGSPEC_LOCAL ? "a __local buffer (local:TYPE[N])"
-                              : "a buffer (TYPE[N]=INIT)";
+  return s == ARGSPEC_SCALAR   ? "a value (TYPE:VALUE)"
+         : s == ARGSPEC_STRUCT ? "a struct ({TYPE:VALUE,...})"
+         : s == ARGSPEC_LOCAL  ? "a __local buffer (local:TYPE[N])"
+                               : "a buffer (TYPE[N]=INIT)";
+}
+
+/* A struct passed by value takes {TYPE:VALUE,...} with its fields, so many bytes in all. */
+static int check_struct(const argspec *spec, const char *param, const weft_arg_info *info,
+                        char *err, size_t errsize) {
+  if (info->type != WEFT_OTHER)
+    return error(err, errsize, "gives a struct but %s is not one", param);
+  if (spec->kind != ARGSPEC_STRUCT)
+    return error(err, errsize, "%s is a struct: give its fields, {TYPE:VALUE,...}", param);
+  if (spec->count != info->size)
+    return error(err, errsize, "gives a struct of %zu bytes but %s has %zu", spec->count, param,
+                 info->size);
+  return 0;
 }
 
 int argspec_check(const argspec *spec, unsigned index, const weft_arg_info *info, char *err,
@@ -324,8 +369,8 @@ int argspec_check(const argspec *spec, unsigned index, const weft_arg_info *info
   if (!kinds_match(spec->kind, info->kind))
     return error(err, errsize, "gives %s but %s is %s", spec_kind_name(spec->kind), param,
                  kind_name(info->kind));
-  if (spec->kind == ARGSPEC_SCALAR && info->type == WEFT_OTHER)
-    return error(err, errsize, "%s has a type that weft run cannot pass", param);
+  if (spec->kind == ARGSPEC_STRUCT || (spec->kind == ARGSPEC_SCALAR && info->type == WEFT_OTHER))
+    return check_struct(spec, param, info, err, errsize);
   if (info->type != WEFT_OTHER && spec->type != info->type)
     return error(err, errsize, "gives %s but %s has %s elements", argspec_type_name(spec->type),
                  param, argspec_type_name(info->type));

@@ -16,13 +16,16 @@
 
 /* No one buffer, and no launch's buffers together, may exceed this. */
 #define ARGSPEC_MAX_BYTES ((size_t)16 << 30)
-/* A by-value vector argument has at most 16 elements (float16, double16). */
+/* A by-value vector argument has at most 16 elements (float16, double16); a struct's fields
+ * take at most 256 bytes. */
 #define ARGSPEC_MAX_VALUES 16
+#define ARGSPEC_MAX_STRUCT 256
 
 typedef enum argspec_kind {
   ARGSPEC_SCALAR, /* TYPE:VALUE[,VALUE...]: passed by value */
   ARGSPEC_BUFFER, /* TYPE[N]=INIT: a __global or __constant buffer of N elements */
   ARGSPEC_LOCAL,  /* local:TYPE[N]: a __local buffer of N elements */
+  ARGSPEC_STRUCT, /* {TYPE:VALUE,...}: a struct passed by value, its fields laid out as C does */
 } argspec_kind;
 
 typedef enum argspec_init {
@@ -39,12 +42,12 @@ typedef enum argspec_init {
 typedef struct argspec {
   argspec_kind kind;
   weft_type type;     /* the scalar or element type; never WEFT_OTHER */
-  unsigned nvalues;   /* SCALAR: values given (1, or a vector's width); FILL: 1 */
-  size_t count;       /* BUFFER, LOCAL: elements */
+  unsigned nvalues;   /* SCALAR: values given (1, or a vector's width); FILL: 1; STRUCT: fields */
+  size_t count;       /* BUFFER, LOCAL: elements; STRUCT: bytes, with the padding at the end */
   argspec_init init;  /* BUFFER */
   uint64_t seed;      /* RAND */
   const char *path;   /* FILE */
-  _Alignas(8) unsigned char value[ARGSPEC_MAX_VALUES * 8]; /* SCALAR, FILL: encoded values */
+  _Alignas(8) unsigned char value[ARGSPEC_MAX_STRUCT]; /* SCALAR, FILL, STRUCT: encoded */
 } argspec;
 
 /* ---- types ---- */
@@ -57,7 +60,7 @@ size_t argspec_type_size(weft_type type);
 
 /* ---- --arg ---- */
 int argspec_parse(const char *text, argspec *spec, char *err, size_t errsize);
-/* Bytes the argument takes: a SCALAR's values, a BUFFER's or LOCAL's elements. */
+/* Bytes the argument takes: a SCALAR's values, a BUFFER's or LOCAL's elements, a STRUCT. */
 size_t argspec_bytes(const argspec *spec);
 /* Fills a BUFFER's argspec_bytes(spec) bytes at buf from its INIT (reads the file for FILE). */
 int argspec_fill(const argspec *spec, void *buf, char *err, size_t errsize);

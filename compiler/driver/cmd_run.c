@@ -27,6 +27,8 @@ static const char usage[] =
     "                         TYPE:VALUE      a value; TYPE:V1,V2,... for a vector (float4)\n"
     "                         TYPE[N]=INIT    a __global or __constant buffer of N elements\n"
     "                         local:TYPE[N]   a __local buffer of N elements\n"
+    "                         {TYPE:V,...}    a struct, its fields in order (scalars, laid\n"
+    "                                         out as C lays out a struct of them)\n"
     "                       TYPE: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64, the parameter's own\n"
     "                       INIT: zero | iota (0, 1, 2, ...) | fill:V | rand:SEED (floats in\n"
     "                       [0,1), integers in [0,100), the same for a SEED on every machine)\n"

@@ -342,7 +342,9 @@ static int alloc_args(launch *l) {
     arg->kind = info.kind;
     arg->type = a->type;
     arg->size = argspec_bytes(a);
-    if (a->kind == ARGSPEC_SCALAR) {
+    if (a->kind == ARGSPEC_STRUCT) {
+      arg->value = a->value;
+    } else if (a->kind == ARGSPEC_SCALAR) {
       /* A 3-element vector is passed in a 4-element slot: the spare bytes stay zero. */
       arg->size = info.size > arg->size && info.size <= sizeof a->value ? info.size : arg->size;
       arg->value = a->value;

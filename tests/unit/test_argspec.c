@@ -308,7 +308,42 @@ static void test_check(void **state) {
   assert_int_equal(check("f32[6]=zero", info(WEFT_ARG_GLOBAL, WEFT_F32, 4, 16)), -1);
   assert_non_null(strstr(err, "24 bytes are not a whole number"));
   assert_int_equal(check("i32:1", info(WEFT_ARG_VALUE, WEFT_OTHER, 1, 8)), -1);
-  assert_non_null(strstr(err, "cannot pass"));
+  assert_non_null(strstr(err, "parameter 3 'x' (T) is a struct: give its fields"));
+  assert_int_equal(check("{i32:1,f32:2}", info(WEFT_ARG_VALUE, WEFT_OTHER, 1, 8)), 0);
+  assert_int_equal(check("{i32:1}", info(WEFT_ARG_VALUE, WEFT_OTHER, 1, 8)), -1);
+  assert_non_null(strstr(err, "gives a struct of 4 bytes but parameter 3 'x' (T) has 8"));
+  assert_int_equal(check("{i32:1}", info(WEFT_ARG_VALUE, WEFT_I32, 1, 4)), -1);
+  assert_non_null(strstr(err, "gives a struct but parameter 3 'x' (T) is not one"));
+  assert_int_equal(check("{i32:1}", info(WEFT_ARG_GLOBAL, WEFT_I32, 1, 4)), -1);
+  assert_non_null(strstr(err, "gives a struct ({TYPE:VALUE,...}) but"));
+}
+
+/* A struct's fields go where C puts them: each at a multiple of its size, the whole padded to
+ * a multiple of its largest field. */
+static void test_structs(void **state) {
+  (void)state;
+  struct { int8_t a; int32_t b; int8_t c; } s3 = {-1, 70000, 3}, got3;
+  argspec s = parse_ok("{i8:-1,i32:70000,i8:3}");
+  assert_int_equal(s.kind, ARGSPEC_STRUCT);
+  assert_int_equal(s.nvalues, 3);
+  assert_int_equal(argspec_bytes(&s), sizeof s3);
+  memset(&got3, 0, sizeof got3);
+  memcpy(&got3, s.value, sizeof got3);
+  assert_true(got3.a == s3.a && got3.b == s3.b && got3.c == s3.c);
+  struct { float f; double d; uint16_t u; } s2 = {0.5f, -2.25, 65535}, got2;
+  s = parse_ok("{f32:0.5,f64:-2.25,u16:65535}");
+  assert_int_equal(argspec_bytes(&s), sizeof s2);
+  memcpy(&got2, s.value, sizeof got2);
+  assert_true(got2.f == s2.f && got2.d == s2.d && got2.u == s2.u);
+  parse_bad("{i32:1", "missing '}'");
+  parse_bad("{}", "at least one field");
+  parse_bad("{i32}", "field 0 'i32' is not TYPE:VALUE");
+  parse_bad("{i32:1,,}", "field 1 '' is not TYPE:VALUE");
+  parse_bad("{u8:256}", "out of range for u8");
+  parse_bad("{x32:1}", "unknown type 'x32'");
+  char big[1024] = "{";
+  for (int i = 0; i < 33; i++) strcat(big, i ? ",f64:1" : "f64:1");
+  parse_bad(strcat(big, "}"), "more than 256 bytes");
 }
 
 static void test_dims(void **state) {
@@ -400,6 +435,7 @@ int main(void) {
       cmocka_unit_test(test_buffers),    cmocka_unit_test(test_buffer_errors),
       cmocka_unit_test(test_fill),       cmocka_unit_test(test_rand),
       cmocka_unit_test(test_fill_file),  cmocka_unit_test(test_check),
+      cmocka_unit_test(test_structs),
       cmocka_unit_test(test_dims),       cmocka_unit_test(test_out),
       cmocka_unit_test(test_defaults),   cmocka_unit_test(test_split),
   };
