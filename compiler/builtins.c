@@ -31,7 +31,8 @@ static const char *const math_names[] = {
     "native_sqrt", "native_rsqrt", "native_exp", "native_log", "native_sin", "native_cos",
     "native_powr", "native_divide", "native_recip", "native_exp2", "native_log2", "half_sqrt",
     "half_exp", "half_log", "half_sin", "half_cos", "dot", "length", "distance", "normalize",
-    "cross", "fast_length", "fast_distance", "fast_normalize", NULL};
+    "cross", "fast_length", "fast_distance", "fast_normalize", "asinh", "acosh", "atanh",
+    "maxmag", "minmag", "pown", NULL};
 
 static const char *const integer_names[] = {"abs", "min", "max", "clamp", "mul24", "mad24",
                                             "popcount", "clz", "abs_diff", "mul_hi", "mad_hi",

@@ -184,6 +184,62 @@ static const struct {
     {"islessgreater", LLVMRealONE}, {"isordered", LLVMRealORD}, {"isunordered", LLVMRealUNO},
 };
 
+/* fract(x, p): x - floor(x), below 1 (a tiny negative x would round up to it), and floor(x)
+ * stored at p. */
+static LLVMValueRef fract_of(const expander *x) {
+  LLVMValueRef v = arg(x, 0), fl = intrinsic(x, "llvm.floor", &v, 1);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  int f32 = LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind;
+  LLVMValueRef below_one = ir_const_real(t, f32 ? 0x1.fffffep-1 : 0x1.fffffffffffffp-1);
+  LLVMValueRef diff = LLVMBuildFSub(x->b, v, fl, "");
+  LLVMSetAlignment(LLVMBuildStore(x->b, fl, arg(x, 1)),
+                   (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), ir_scalar_of(t)));
+  return intrinsic(x, "llvm.minnum", (LLVMValueRef[]){diff, below_one}, 2);
+}
+
+/* A call of the OpenCL math builtin `name` (sin, cos) on x, declared with the mangling of the
+ * expanded call's first parameter (`_Z6sincosDv4_fPS_` -> `_Z3sinDv4_f`). */
+static LLVMValueRef math_call(const expander *x, const char *name, LLVMValueRef v) {
+  size_t len;
+  const char *m = LLVMGetValueName2(LLVMGetCalledValue(x->call), &len), *p = m + 2;
+  while (*p >= '0' && *p <= '9') p++;
+  p += strlen(x->bi.name);
+  size_t plen = strncmp(p, "Dv", 2) ? 1 : strcspn(p, "_") + 2;
+  char mangled[64];
+  snprintf(mangled, sizeof mangled, "_Z%zu%s%.*s", strlen(name), name, (int)plen, p);
+  LLVMTypeRef t = LLVMTypeOf(v), ft = LLVMFunctionType(t, &t, 1, 0);
+  LLVMValueRef f = LLVMGetNamedFunction(x->m, mangled);
+  if (!f) f = LLVMAddFunction(x->m, mangled, ft);
+  return LLVMBuildCall2(x->b, ft, f, &v, 1, "");
+}
+
+/* sincos(x, p): sin(x), and cos(x) stored at p. */
+static LLVMValueRef sin_cos(const expander *x) {
+  LLVMValueRef v = arg(x, 0);
+  LLVMSetAlignment(LLVMBuildStore(x->b, math_call(x, "cos", v), arg(x, 1)),
+                   (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), ir_scalar_of(LLVMTypeOf(v))));
+  return math_call(x, "sin", v);
+}
+
+/* nextafter(x, y): the next float after x towards y, by one step of x's encoding away from or
+ * towards 0; from 0 the least subnormal with y's sign; y when they are equal; NaN from a NaN. */
+static LLVMValueRef next_after(const expander *x) {
+  LLVMBuilderRef b = x->b;
+  LLVMValueRef v = arg(x, 0), y = arg(x, 1);
+  LLVMTypeRef t = LLVMTypeOf(v), it = ir_shaped(t, LLVMIntTypeInContext(x->c, ir_scalar_bits(t)));
+  LLVMValueRef bits = LLVMBuildBitCast(b, v, it, ""), zero = ir_const_real(t, 0);
+  LLVMValueRef away = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildFCmp(b, LLVMRealOLT, v, y, ""),
+                                    LLVMBuildFCmp(b, LLVMRealOGT, v, zero, ""), "");
+  LLVMValueRef step = LLVMBuildSelect(b, away, ir_const_int(it, 1), LLVMConstAllOnes(it), "");
+  LLVMValueRef r = LLVMBuildBitCast(b, LLVMBuildAdd(b, bits, step, ""), t, "");
+  LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildBitCast(b, y, it, ""),
+                                   LLVMBuildShl(b, ir_const_int(it, 1), ir_const_int(it, ir_scalar_bits(t) - 1), ""), "");
+  LLVMValueRef tiny = LLVMBuildBitCast(b, LLVMBuildOr(b, sign, ir_const_int(it, 1), ""), t, "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, v, zero, ""), tiny, r, "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, v, y, ""), y, r, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, v, y, ""), LLVMBuildFAdd(b, v, y, ""), r, "");
+}
+
 /* name is `prefix` and a vector width: vload4, vstore16, ... */
 static int sized(const char *name, const char *prefix) {
   size_t n = strlen(prefix);
@@ -203,6 +259,10 @@ static LLVMValueRef expand(const expander *x) {
   if (!strncmp(name, "vstore", 6) && n == 3) return half_access(x, 1);
   if (!strncmp(name, "convert_", 8) && n == 1) return convert(x);
   if (!strcmp(name, "select") && n == 3) return select_builtin(x);
+  int real = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call))) != LLVMIntegerTypeKind;
+  if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
+  if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
+  if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);
   if ((!strcmp(name, "any") || !strcmp(name, "all")) && n == 1) return any_all(x, name[1] == 'l');
   for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++)
     if (!strcmp(name, comparisons[i].name) && n == 2) return compare(x, comparisons[i].pred);

@@ -115,6 +115,7 @@ static const math_entry math_table[] = {
     {" sin native_sin half_sin ", "sin", 1}, {" cos native_cos half_cos ", "cos", 1},
     {" tan ", "tan", 1}, {" asin ", "asin", 1}, {" acos ", "acos", 1}, {" atan ", "atan", 1},
     {" sinh ", "sinh", 1}, {" cosh ", "cosh", 1}, {" tanh ", "tanh", 1}, {" cbrt ", "cbrt", 1},
+    {" asinh ", "asinh", 1}, {" acosh ", "acosh", 1}, {" atanh ", "atanh", 1},
     {" erf ", "erf", 1}, {" erfc ", "erfc", 1}, {" expm1 ", "expm1", 1}, {" log1p ", "log1p", 1},
     {" pow powr native_powr ", "pow", 2}, {" atan2 ", "atan2", 2}, {" hypot ", "hypot", 2},
 };
@@ -136,8 +137,11 @@ static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned
 /* result[first .. first+w) = piece, the rest kept. */
 static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, unsigned first) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(result)), w = LLVMGetVectorSize(LLVMTypeOf(piece));
-  LLVMValueRef wide = w == n ? piece : subvector(L, piece, 0, n); /* indices >= w are poison */
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n), wide = piece;
+  if (w != n) { /* piece widened to n, the elements past w poison */
+    for (unsigned i = 0; i < n; i++) m[i] = i < w ? lw_const_i32(L, i) : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
+    wide = LLVMBuildShuffleVector(L->b, piece, LLVMGetPoison(LLVMTypeOf(piece)), LLVMConstVector(m, n), "");
+  }
   for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
   return LLVMBuildShuffleVector(L->b, result, wide, LLVMConstVector(m, n), "");
 }
@@ -182,6 +186,17 @@ static LLVMValueRef fconst(LLVMValueRef like, double v) {
 
 static LLVMValueRef minmax(lower *L, const char *intr, LLVMValueRef a, LLVMValueRef b) {
   return lw_intrinsic(L, intr, (LLVMTypeRef[]){LLVMTypeOf(a)}, 1, (LLVMValueRef[]){a, b}, 2);
+}
+
+/* maxmag: the argument of the greater magnitude, fmax of the two when they are equal (minmag
+ * likewise). */
+static LLVMValueRef magnitude(lower *L, int max, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t[] = {LLVMTypeOf(x)};
+  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", t, 1, &x, 1), ay = lw_intrinsic(L, "llvm.fabs", t, 1, &y, 1);
+  LLVMRealPredicate wins = max ? LLVMRealOGT : LLVMRealOLT, loses = max ? LLVMRealOLT : LLVMRealOGT;
+  LLVMValueRef tie = minmax(L, max ? "llvm.maxnum" : "llvm.minnum", x, y);
+  LLVMValueRef r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, loses, ax, ay, ""), y, tie, "");
+  return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, wins, ax, ay, ""), x, r, "");
 }
 
 /* ---- geometric functions: per-lane reductions over a vector's k elements ---- */
@@ -253,6 +268,9 @@ static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMV
   if (!strcmp(n, "fdim"))
     return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], a[1], ""), LLVMBuildFSub(b, a[0], a[1], ""), fconst(a[0], 0), "");
   if (!strcmp(n, "fmod")) return LLVMBuildFRem(b, a[0], a[1], "");
+  if (!strcmp(n, "maxmag") || !strcmp(n, "minmag")) return magnitude(L, n[1] == 'a', a[0], a[1]);
+  if (!strcmp(n, "pown")) /* pow of an integral y is exact where x^y is: signs, 0, inf */
+    return libmvec(L, "pow", (LLVMValueRef[]){a[0], LLVMBuildSIToFP(b, a[1], LLVMTypeOf(a[0]), "")}, 2);
   if (!strcmp(n, "native_divide")) return LLVMBuildFDiv(b, a[0], a[1], "");
   if (!strcmp(n, "native_recip")) return LLVMBuildFDiv(b, fconst(a[0], 1.0), a[0], "");
   if (!strcmp(n, "sign")) {

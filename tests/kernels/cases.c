@@ -113,6 +113,9 @@ const kcase kcases[] = {
              G(F32, 1024, 0, 0)),
     CASE_TOL(math_transcendental, 5e-5, R1(1024, 64), 3, G(F32, 1024, 0.1, 4),
              G(F32, 1024, -3, 3), G(F32, 1024, 0, 0)),
+    {"math_more", R1(1024, 64), 6, {G(F32, 1024, -4, 4), G(F32, 1024, -4, 4),
+     G(I32, 1024, -3, 3), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0),
+     G(F32, 12 * 1024, 0, 0)}, oracle_math_more, 2e-6, .not_c = true}, /* vector components */
     /* NDRanges */
     CASE(ndrange_2d, R2(64, 48, 8, 6), 2, G(I32, 64 * 48, 0, 0), G(I32, 4, 0, 0)),
     CASE(ndrange_3d, R3(16, 8, 6, 4, 4, 2), 1, G(I32, 16 * 8 * 6, 0, 0)),

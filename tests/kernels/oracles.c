@@ -705,6 +705,49 @@ void oracle_math_transcendental(kio *io) {
 
 /* ---- NDRanges ---- */
 
+/* maxmag and minmag by their definition: the argument of the greater (smaller) magnitude,
+ * else fmax (fmin). */
+static float magnitude(int max, float x, float y) {
+  float ax = fabsf(x), ay = fabsf(y);
+  if (ax != ay && !isnan(ax) && !isnan(ay)) return (ax > ay) == max ? x : y;
+  return max ? fmaxf(x, y) : fminf(x, y);
+}
+
+static int32_t bits_of(float f) {
+  int32_t b;
+  memcpy(&b, &f, 4);
+  return b;
+}
+
+void oracle_math_more(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    double x = IN(float, 0)[i], y = IN(float, 1)[i]; /* in double: the exact answer */
+    int n = IN(int32_t, 2)[i];
+    float *out = OUT(float, 3) + 4 * i, *out4 = OUT(float, 5) + 12 * i;
+    int32_t *bits = OUT(int32_t, 4) + 8 * i;
+    out[0] = (float)(asinh(x) + acosh(fabs(y) + 1.0));
+    out[1] = (float)atanh((float)x * 0.2f);
+    out[2] = (float)pow(x, n);
+    out[3] = (float)(sin(y) + (double)(float)cos(y) * 2.0);
+    float x3 = i == 0 ? -0x1p-30f : (float)x * 3.0f, whole = floorf(x3);
+    bits[0] = bits_of(magnitude(1, (float)x, (float)y));
+    bits[1] = bits_of(magnitude(0, (float)x, (float)y));
+    bits[2] = bits_of(fminf(x3 - whole, 0x1.fffffep-1f));
+    bits[3] = bits_of(whole);
+    bits[4] = bits_of(nextafterf((float)x, (float)y));
+    bits[5] = bits_of(nextafterf(0.0f, (float)y));
+    float v[4] = {(float)x, (float)y, (float)x + (float)y, (float)x - (float)y};
+    bits[6] = bits_of(nextafterf(v[2], 0.0f));
+    bits[7] = bits_of(nextafterf(v[3], 0.0f));
+    int powers[4] = {1, 2, 3, n};
+    for (int e = 0; e < 4; e++) {
+      out4[e] = (float)sin(v[e]);
+      out4[4 + e] = (float)cos(v[e]);
+      out4[8 + e] = (float)pow(v[e], powers[e]);
+    }
+  }
+}
+
 void oracle_ndrange_2d(kio *io) {
   const kcase *c = io->c;
   size_t w = c->global[0];
