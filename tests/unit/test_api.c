@@ -166,12 +166,19 @@ static void split_options(void **state) {
   weft_context_release(ctx);
 }
 
+/* The first kernel of src, built as file `name`. */
+static weft_kernel *first_kernel(weft_context *ctx, const char *name, const char *src,
+                                 weft_program **p) {
+  weft_kernel *k;
+  assert_int_equal(weft_program_build_source(ctx, name, src, NULL, p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(*p, weft_program_kernel_name(*p, 0), &k), WEFT_SUCCESS);
+  return k;
+}
+
 static weft_status run_one(weft_context *ctx, const char *name, const char *src, unsigned nargs,
                            weft_arg *args, size_t global, size_t local) {
   weft_program *p;
-  weft_kernel *k;
-  assert_int_equal(weft_program_build_source(ctx, name, src, NULL, &p), WEFT_SUCCESS);
-  assert_int_equal(weft_kernel_create(p, weft_program_kernel_name(p, 0), &k), WEFT_SUCCESS);
+  weft_kernel *k = first_kernel(ctx, name, src, &p);
   weft_ndrange r = {1, {global, 1, 1}, {local, 1, 1}};
   weft_status st = weft_kernel_launch(k, &r, nargs, args, NULL);
   weft_kernel_release(k);
@@ -280,9 +287,7 @@ static void unaligned_variant_shares_constants(void **state) {
                     "  o[y * get_global_size(0) + x] = tab[(x + y) & 3] + x;\n"
                     "}\n";
   weft_program *p;
-  weft_kernel *k;
-  assert_int_equal(weft_program_build_source(ctx, "tab.cl", src, NULL, &p), WEFT_SUCCESS);
-  assert_int_equal(weft_kernel_create(p, "k", &k), WEFT_SUCCESS);
+  weft_kernel *k = first_kernel(ctx, "tab.cl", src, &p);
   static const size_t locals[2][2] = {{4, 2}, {3, 2}}; /* x-aligned, then not */
   for (int shape = 0; shape < 2; shape++) {
     int out[24] = {0};
@@ -315,9 +320,7 @@ static void struct_arguments_are_private_copies(void **state) {
                     "  out[i] = p.scale * (float)(i % p.n) + (float)p.bias + p.tag;\n"
                     "}\n";
   weft_program *prog;
-  weft_kernel *k;
-  assert_int_equal(weft_program_build_source(ctx, "st.cl", src, NULL, &prog), WEFT_SUCCESS);
-  assert_int_equal(weft_kernel_create(prog, "k", &k), WEFT_SUCCESS);
+  weft_kernel *k = first_kernel(ctx, "st.cl", src, &prog);
   weft_arg_info info;
   assert_int_equal(weft_kernel_arg_info(k, 1, &info), WEFT_SUCCESS);
   assert_int_equal(info.kind, WEFT_ARG_VALUE);
@@ -379,9 +382,7 @@ static void printf_prints_each_active_lane(void **state) {
                     "  printf(\"D\\n\");\n" /* not turned into puts */
                     "}\n";
   weft_program *p;
-  weft_kernel *k;
-  assert_int_equal(weft_program_build_source(ctx, "pf.cl", src, NULL, &p), WEFT_SUCCESS);
-  assert_int_equal(weft_kernel_create(p, "k", &k), WEFT_SUCCESS);
+  weft_kernel *k = first_kernel(ctx, "pf.cl", src, &p);
   enum { N = 32 };
   int a[N], r[N];
   for (int i = 0; i < N; i++) a[i] = (i * 7) % 5 - 2, r[i] = 99;
