@@ -223,7 +223,7 @@ static int parse_struct(const char *text, argspec *spec, char *err, size_t errsi
   for (const char *s = text + 1, *end = text + n - 1; s < end;) {
     const char *comma = memchr(s, ',', (size_t)(end - s)), *stop = comma ? comma : end;
     const char *colon = memchr(s, ':', (size_t)(stop - s));
-    weft_type t;
+    weft_type t = WEFT_OTHER;
     if (!colon) return error(err, errsize, "field %u '%.*s' is not TYPE:VALUE", spec->nvalues,
                              (int)(stop - s), s);
     if (parse_type(s, (size_t)(colon - s), &t, err, errsize)) return -1;
