@@ -185,16 +185,22 @@ static const struct {
 };
 
 /* fract(x, p): x - floor(x), below 1 (a tiny negative x would round up to it), and floor(x)
- * stored at p. */
+ * stored at p; as OpenCL's edge cases say, ±0 and NaN give themselves and ±inf gives +0. */
 static LLVMValueRef fract_of(const expander *x) {
+  LLVMBuilderRef b = x->b;
   LLVMValueRef v = arg(x, 0), fl = intrinsic(x, "llvm.floor", &v, 1);
   LLVMTypeRef t = LLVMTypeOf(v);
   int f32 = LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind;
   LLVMValueRef below_one = ir_const_real(t, f32 ? 0x1.fffffep-1 : 0x1.fffffffffffffp-1);
-  LLVMValueRef diff = LLVMBuildFSub(x->b, v, fl, "");
-  LLVMSetAlignment(LLVMBuildStore(x->b, fl, arg(x, 1)),
+  LLVMValueRef diff = LLVMBuildFSub(b, v, fl, ""), zero = ir_const_real(t, 0);
+  LLVMSetAlignment(LLVMBuildStore(b, fl, arg(x, 1)),
                    (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), ir_scalar_of(t)));
-  return intrinsic(x, "llvm.minnum", (LLVMValueRef[]){diff, below_one}, 2);
+  LLVMValueRef r = intrinsic(x, "llvm.minnum", (LLVMValueRef[]){diff, below_one}, 2);
+  LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealOEQ, intrinsic(x, "llvm.fabs", &v, 1),
+                                   ir_const_real(t, __builtin_inf()), "");
+  r = LLVMBuildSelect(b, inf, zero, r, "");
+  LLVMValueRef itself = LLVMBuildFCmp(b, LLVMRealUEQ, v, zero, ""); /* NaN or ±0 */
+  return LLVMBuildSelect(b, itself, v, r, "");
 }
 
 /* A call of the OpenCL math builtin `name` (sin, cos) on x, declared with the mangling of the
@@ -259,7 +265,8 @@ static LLVMValueRef expand(const expander *x) {
   if (!strncmp(name, "vstore", 6) && n == 3) return half_access(x, 1);
   if (!strncmp(name, "convert_", 8) && n == 1) return convert(x);
   if (!strcmp(name, "select") && n == 3) return select_builtin(x);
-  int real = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call))) != LLVMIntegerTypeKind;
+  LLVMTypeKind e = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call)));
+  int real = e == LLVMFloatTypeKind || e == LLVMDoubleTypeKind;
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
   if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
   if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);

@@ -11,7 +11,8 @@ __kernel void math_more(__global const float *a, __global const float *b, __glob
   out[4 * i + 1] = atanh(x * 0.2f);
   out[4 * i + 2] = pown(x, n[i]);
   out[4 * i + 3] = sincos(y, &c) + c * 2.0f;
-  float f = fract(i == 0 ? -0x1p-30f : x * 3.0f, &whole); /* -2^-30: just below 1, not 1 */
+  float edge[5] = {-0x1p-30f, -0.0f, INFINITY, -INFINITY, as_float(0x7fc00000)}; /* -2^-30: below 1 */
+  float f = fract(i < 5 ? edge[i] : x * 3.0f, &whole);
   bits[8 * i] = as_int(maxmag(x, y));
   bits[8 * i + 1] = as_int(minmag(x, y));
   bits[8 * i + 2] = as_int(f);

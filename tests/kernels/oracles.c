@@ -713,6 +713,14 @@ static float magnitude(int max, float x, float y) {
   return max ? fmaxf(x, y) : fminf(x, y);
 }
 
+/* OpenCL's fract by its definition, fmin(x - floor(x), 0x1.fffffep-1f), and its edge cases:
+ * ±0 and NaN give themselves, ±inf +0. */
+static float fract_ref(float x) {
+  if (x == 0 || isnan(x)) return x;
+  if (isinf(x)) return 0.0f;
+  return fminf(x - floorf(x), 0x1.fffffep-1f);
+}
+
 static int32_t bits_of(float f) {
   int32_t b;
   memcpy(&b, &f, 4);
@@ -729,10 +737,11 @@ void oracle_math_more(kio *io) {
     out[1] = (float)atanh((float)x * 0.2f);
     out[2] = (float)pow(x, n);
     out[3] = (float)(sin(y) + (double)(float)cos(y) * 2.0);
-    float x3 = i == 0 ? -0x1p-30f : (float)x * 3.0f, whole = floorf(x3);
+    static const float edge[5] = {-0x1p-30f, -0.0f, INFINITY, -INFINITY, NAN};
+    float x3 = i < 5 ? edge[i] : (float)x * 3.0f, whole = floorf(x3);
     bits[0] = bits_of(magnitude(1, (float)x, (float)y));
     bits[1] = bits_of(magnitude(0, (float)x, (float)y));
-    bits[2] = bits_of(fminf(x3 - whole, 0x1.fffffep-1f));
+    bits[2] = bits_of(fract_ref(x3));
     bits[3] = bits_of(whole);
     bits[4] = bits_of(nextafterf((float)x, (float)y));
     bits[5] = bits_of(nextafterf(0.0f, (float)y));
