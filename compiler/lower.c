@@ -353,14 +353,27 @@ static int is_uniform_inst(lower *L, LLVMValueRef i) {
   return s && s->shape == UNIFORM;
 }
 
+/* Whether an operand of i is an instruction of its block that stays in place (in `kept`). */
+static int uses_kept(LLVMValueRef i, const ptrmap *kept) {
+  for (int o = 0; o < LLVMGetNumOperands(i); o++)
+    if (ptrmap_get(kept, LLVMGetOperand(i, o))) return 1;
+  return 0;
+}
+
+/* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
+ * the block computes after them. The rest runs in order, lane group by lane group. */
 static void emit_body(lower *L, LLVMBasicBlockRef bb) {
   unsigned n = cfg_instrs(bb);
   LLVMValueRef *seg = ARENA_NEW(L->a, LLVMValueRef, n);
   char *done = ARENA_NEW(L->a, char, n);
   int wrote = 0, k = 0, ns = 0;
+  ptrmap kept;
+  ptrmap_init(L->a, &kept, 16);
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i), k++) {
-    if (is_uniform_inst(L, i) && !LLVMIsAPHINode(i) && lw_is_hoistable(i, wrote))
+    if (is_uniform_inst(L, i) && !LLVMIsAPHINode(i) && lw_is_hoistable(i, wrote) && !uses_kept(i, &kept))
       lw_inst_uniform(L, i), done[k] = 1;
+    else if (!LLVMIsAPHINode(i))
+      ptrmap_put(L->a, &kept, i, i);
     wrote |= lw_writes_memory(i) && !is_barrier_call(i);
   }
   k = 0;

@@ -94,6 +94,8 @@ const kcase kcases[] = {
     CASE(int_builtins, R1(1024, 64), 3, G(I32, 1024, -50, 50), C(I32, 1024, -50, 50),
          G(I32, 1024, 0, 0)),
     /* memory */
+    CASE(uniform_after_store, R1(1024, 64), 4, G(I32, 16, 0, 0), G(I32, 1024, 0, 0), V(I32, 7),
+         V(I32, 0)),
     CASE(pointer_arith, R1(1024, 64), 3, G(I32, 4096, -100, 100), G(I32, 1024, 0, 0), V(I32, 4)),
     CASE(scatter_gather, R1(1024, 64), 4, GPERM(I32, 1024), G(F32, 1024, -10, 10),
          G(F32, 1024, 0, 0), G(I32, 1024, 0, 0)),

@@ -44,6 +44,7 @@
 #include "types_long.cl"
 #include "types_short.cl"
 #include "types_uint.cl"
+#include "uniform_after_store.cl"
 #include "uniform_branch.cl"
 #include "uniform_loop_divergent_body.cl"
 #include "varying_branch.cl"
@@ -68,7 +69,8 @@ const c_kernel c_kernels[] = {
     ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(parts) ENTRY(parts_uniform) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)
     ENTRY(short_circuit) ENTRY(switch_fallthrough) ENTRY(types_char) ENTRY(types_double)
     ENTRY(types_float) ENTRY(types_long) ENTRY(types_short) ENTRY(types_uint)
-    ENTRY(uniform_branch) ENTRY(uniform_loop_divergent_body) ENTRY(varying_branch)
+    ENTRY(uniform_after_store) ENTRY(uniform_branch) ENTRY(uniform_loop_divergent_body)
+    ENTRY(varying_branch)
     ENTRY(barrier_local_static) ENTRY(parts_static_local) ENTRY(transpose_tile)
 };
 const unsigned n_c_kernels = sizeof c_kernels / sizeof *c_kernels;

@@ -640,6 +640,15 @@ void oracle_int_builtins(kio *io) {
 
 /* ---- memory ---- */
 
+void oracle_uniform_after_store(kio *io) {
+  int n = VAL(int32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    int g = (int)(i / LSIZE(io));
+    OUT(int32_t, 0)[g] = n + g + 2;
+    OUT(int32_t, 1)[i] = 3 * ((n + g) * 3 + 1) + 9; /* k = 0, 1, 2 add 0, 3, 6 */
+  }
+}
+
 void oracle_pointer_arith(kio *io) {
   int stride = VAL(int32_t, 2);
   const int32_t *a = IN(int32_t, 0);
