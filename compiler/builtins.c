@@ -38,6 +38,10 @@ static const char *const integer_names[] = {"abs", "min", "max", "clamp", "mul24
                                             "popcount", "clz", "abs_diff", "mul_hi", "mad_hi",
                                             NULL};
 
+static const char *const sub_group_names[] = {
+    "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
+    "get_enqueued_num_sub_groups", "get_sub_group_id", "get_sub_group_local_id", NULL};
+
 static int in_list(const char *const *list, const char *name) {
   for (; *list; list++)
     if (!strcmp(*list, name)) return 1;
@@ -138,6 +142,9 @@ static builtin_kind classify(const char *name, char arg0) {
   if (in_list(math_names, name)) return BI_MATH;
   if (in_list(integer_names, name)) return fp ? BI_MATH : BI_INTEGER;
   if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) return BI_ATOMIC;
+  if (in_list(sub_group_names, name) ||
+      (!strncmp(name, "sub_group_", 10) && strcmp(name, "sub_group_barrier")))
+    return BI_SUB_GROUP;
   return BI_UNSUPPORTED;
 }
 

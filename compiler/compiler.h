@@ -141,7 +141,7 @@ void divergence_print(FILE *f, const cfg *g, const divergence *d);
 typedef enum builtin_kind {
   BI_NONE, BI_GLOBAL_ID, BI_LOCAL_ID, BI_GROUP_ID, BI_LOCAL_SIZE, BI_GLOBAL_SIZE,
   BI_NUM_GROUPS, BI_GLOBAL_OFFSET, BI_WORK_DIM, BI_BARRIER, BI_FENCE, BI_MATH, BI_INTEGER,
-  BI_ATOMIC, BI_RELATIONAL, BI_PRINTF, BI_UNSUPPORTED
+  BI_ATOMIC, BI_RELATIONAL, BI_PRINTF, BI_SUB_GROUP, BI_UNSUPPORTED
 } builtin_kind;
 typedef struct builtin {
   builtin_kind kind;

@@ -344,10 +344,6 @@ static void emit_segment(lower *L, LLVMValueRef *insts, int n) {
   }
 }
 
-static int is_printf_call(LLVMValueRef i) {
-  return LLVMIsACallInst(i) && builtin_of_call(i).kind == BI_PRINTF;
-}
-
 static int is_uniform_inst(lower *L, LLVMValueRef i) {
   slot *s = lw_slot(L, i);
   return s && s->shape == UNIFORM;
@@ -382,7 +378,7 @@ static void emit_body(lower *L, LLVMBasicBlockRef bb) {
     if (is_uniform_inst(L, i)) {
       emit_segment(L, seg, ns), ns = 0;
       lw_inst_uniform(L, i);
-    } else if (is_printf_call(i)) { /* the whole warp's lines of one printf, then the next's */
+    } else if (lw_alone(L, i)) {
       emit_segment(L, seg, ns), ns = 0;
       emit_segment(L, &i, 1);
     } else seg[ns++] = i;

@@ -58,6 +58,7 @@ typedef struct lower {
   size_t frame_size, static_local_size;
   unsigned grp;       /* lane group being emitted */
   LLVMValueRef gmask; /* its <G x i1> mask */
+  LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error;        /* the first unsupported construct, with its line */
 } lower;
 
@@ -109,5 +110,13 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
 /* A call of get_local_id/get_global_id in one lane (i64, of the current group), as a scalar;
  * NULL for any other call. */
 LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane);
+LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read at the entry */
+
+/* lower_subgroup.c */
+LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
+/* Whether inst runs as a segment of its own, all lane groups in order before what follows:
+ * printf (one call's lines for the whole warp, then the next call's) and sub-group scans (the
+ * carry from the groups before). Sets up a scan's carry. */
+int lw_alone(lower *L, LLVMValueRef inst);
 
 #endif

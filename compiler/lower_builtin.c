@@ -32,7 +32,7 @@ static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
   return a;
 }
 
-static LLVMValueRef group_u64(lower *L, size_t off) {
+LLVMValueRef lw_group_u64(lower *L, size_t off) {
   LLVMValueRef *v = &L->group_u64[off / 8];
   if (!*v) {
     LLVMBasicBlockRef here = lw_at_entry(L);
@@ -54,16 +54,16 @@ static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int
              : k == BI_GLOBAL_SIZE ? offsetof(weft_group, global_size)
              : k == BI_NUM_GROUPS ? offsetof(weft_group, num_groups) : offsetof(weft_group, global_offset);
   int zero = k == BI_GROUP_ID || k == BI_GLOBAL_OFFSET;
-  LLVMValueRef r = d < 3 ? group_u64(L, off + 8 * d) : lw_const_i64(L, zero ? 0 : 1);
+  LLVMValueRef r = d < 3 ? lw_group_u64(L, off + 8 * d) : lw_const_i64(L, zero ? 0 : 1);
   return uniform ? r : lw_splat(L, r);
 }
 
 /* get_global_id(d) - get_local_id(d), the same for every work-item of the work-group. */
 static LLVMValueRef global_base(lower *L, unsigned d) {
   if (L->global_base[d]) return L->global_base[d];
-  LLVMValueRef id = group_u64(L, offsetof(weft_group, group_id) + 8 * d),
-               size = group_u64(L, offsetof(weft_group, local_size) + 8 * d),
-               offset = group_u64(L, offsetof(weft_group, global_offset) + 8 * d);
+  LLVMValueRef id = lw_group_u64(L, offsetof(weft_group, group_id) + 8 * d),
+               size = lw_group_u64(L, offsetof(weft_group, local_size) + 8 * d),
+               offset = lw_group_u64(L, offsetof(weft_group, global_offset) + 8 * d);
   LLVMBasicBlockRef here = lw_at_entry(L);
   L->global_base[d] = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, id, size, ""), offset, "");
   LLVMPositionBuilderAtEnd(L->b, here);
@@ -549,6 +549,11 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
   case BI_RELATIONAL: return relational(L, call, bi, uniform);
   case BI_ATOMIC: return atomic(L, call, bi);
   case BI_PRINTF: return print(L, call);
+  case BI_SUB_GROUP: {
+    LLVMValueRef r = lw_sub_group(L, call, bi, uniform);
+    if (r) return r;
+    break;
+  }
   default: break;
   }
   char what[80];

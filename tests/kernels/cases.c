@@ -23,9 +23,9 @@
 #define R2(gx, gy, lx, ly) 2, {gx, gy, 1}, {lx, ly, 1}
 #define R3(gx, gy, gz, lx, ly, lz) 3, {gx, gy, gz}, {lx, ly, lz}
 #define CASE(name, range, n, ...) \
-  {#name, range, n, {__VA_ARGS__}, oracle_##name, 0, false, false, false}
+  {#name, range, n, {__VA_ARGS__}, oracle_##name, 0, false, false, false, false}
 #define CASE_TOL(name, tol, range, n, ...) \
-  {#name, range, n, {__VA_ARGS__}, oracle_##name, tol, false, false, false}
+  {#name, range, n, {__VA_ARGS__}, oracle_##name, tol, false, false, false, false}
 
 const kcase kcases[] = {
     /* control flow */
@@ -118,6 +118,9 @@ const kcase kcases[] = {
     {"math_more", R1(1024, 64), 6, {G(F32, 1024, -4, 4), G(F32, 1024, -4, 4),
      G(I32, 1024, -3, 3), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0),
      G(F32, 12 * 1024, 0, 0)}, oracle_math_more, 2e-6, .not_c = true}, /* vector components */
+    {"sub_groups", R1(1000, 40), 4, {G(I32, 1000, -100, 100), G(F32, 1000, -1, 1),
+     G(I32, 12 * 1000, 0, 0), G(F32, 3 * 1000, 0, 0)}, oracle_sub_groups, 0, .not_c = true,
+     .per_warp = true}, /* sub-groups are warps */
     /* NDRanges */
     CASE(ndrange_2d, R2(64, 48, 8, 6), 2, G(I32, 64 * 48, 0, 0), G(I32, 4, 0, 0)),
     CASE(ndrange_3d, R3(16, 8, 6, 4, 4, 2), 1, G(I32, 16 * 8 * 6, 0, 0)),
@@ -216,8 +219,8 @@ void kbufs_free(const kcase *c, kbufs *b) {
   for (unsigned k = 0; k < c->nparams; k++) free(b->p[k]), b->p[k] = NULL;
 }
 
-void kcase_expect(const kcase *c, kbufs *want) {
-  kio io = {c, {0}};
+void kcase_expect(const kcase *c, kbufs *want, unsigned warp) {
+  kio io = {c, {0}, c->per_warp ? warp : 0};
   memcpy(io.p, want->p, sizeof io.p);
   c->oracle(&io);
 }

@@ -41,10 +41,12 @@ typedef struct kparam {
 typedef struct kcase kcase;
 
 /* What an oracle sees: p[k] points at parameter k's buffer (already holding the inputs; the
- * oracle overwrites what the kernel would write) or at its value; NULL for __local. */
+ * oracle overwrites what the kernel would write) or at its value; NULL for __local. `warp` is
+ * W for a case whose results depend on it (sub-groups), else 0. */
 typedef struct kio {
   const kcase *c;
   void *p[KMAX_PARAMS];
+  unsigned warp;
 } kio;
 
 typedef void oracle_fn(kio *io);
@@ -61,6 +63,7 @@ struct kcase {
   bool uniform; /* no branch depends on the lane: no divergent branch, no policy call */
   bool divergent_barrier; /* barriers on both sides of a divergent branch: mp runs them,
                              stack and pc report them (run_kernels.c) */
+  bool per_warp; /* the results depend on W (sub-groups are warps): the oracle gets it */
 };
 
 extern const kcase kcases[];
@@ -77,8 +80,8 @@ bool kbufs_make(const kcase *c, kbufs *b);
 /* A copy of b's contents in new memory. */
 bool kbufs_copy(const kcase *c, const kbufs *from, kbufs *to);
 void kbufs_free(const kcase *c, kbufs *b);
-/* Runs the oracle on `want` (a copy of the inputs). */
-void kcase_expect(const kcase *c, kbufs *want);
+/* Runs the oracle on `want` (a copy of the inputs), for warps of `warp` work-items. */
+void kcase_expect(const kcase *c, kbufs *want, unsigned warp);
 /* Compares every buffer; on a mismatch writes the first one and the count into msg (the
  * parameter, index, got, want) and returns false. */
 bool kcase_compare(const kcase *c, const kbufs *got, const kbufs *want, char *msg, size_t size);

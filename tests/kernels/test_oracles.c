@@ -139,7 +139,7 @@ static void test_case(void **state) {
   assert_true(kbufs_make(c, &in));
   assert_true(kbufs_copy(c, &in, &got));
   assert_true(kbufs_copy(c, &in, &want));
-  kcase_expect(c, &want);
+  kcase_expect(c, &want, 0);
   run_as_c(c, fn, &got);
   char msg[1024];
   bool ok = kcase_compare(c, &got, &want, msg, sizeof msg);

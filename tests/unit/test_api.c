@@ -70,10 +70,10 @@ static void unsupported_construct_names_line(void **state) {
   weft_context *ctx = *state;
   weft_program *p;
   const char *src = "__kernel void k(__global float *a) {\n  int i = get_global_id(0);\n"
-                    "  a[i] = sub_group_reduce_add(a[i]);\n}\n";
+                    "  a[i] = 1.0f;\n  sub_group_barrier(CLK_GLOBAL_MEM_FENCE);\n}\n";
   assert_int_equal(weft_program_build_source(ctx, "sg.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
   assert_non_null(strstr(weft_last_error(ctx),
-                         "sg.cl:3: weft does not support the builtin 'sub_group_reduce_add'"));
+                         "sg.cl:4: weft does not support the builtin 'sub_group_barrier'"));
 }
 
 static void unknown_kernel_lists_kernels(void **state) {
@@ -419,6 +419,28 @@ static void printf_prints_each_active_lane(void **state) {
   weft_program_release(p);
 }
 
+/* A branch on a warp vote (sub_group_any) is uniform: every lane of a warp goes the same way,
+ * so no warp splits and the policy is never called, though the vote's operand varies. */
+static void branch_on_a_vote_does_not_split(void **state) {
+  weft_context *ctx = *state; /* W 8 */
+  const char *src = "__kernel void k(__global const int *a, __global int *b) {\n"
+                    "  int i = get_global_id(0);\n"
+                    "  if (sub_group_any(a[i] > 0)) b[i] = 1; else b[i] = 2;\n"
+                    "}\n";
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "vote.cl", src, &p);
+  int a[32] = {0}, b[32];
+  a[3] = 1, a[17] = 5, a[31] = 2; /* warps 0, 2 and 3 have a positive lane, warp 1 none */
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof b, b}};
+  weft_ndrange r = {1, {32, 1, 1}, {16, 1, 1}};
+  weft_stats st;
+  assert_int_equal(weft_kernel_launch(k, &r, 2, args, &st), WEFT_SUCCESS);
+  for (int i = 0; i < 32; i++) assert_int_equal(b[i], i / 8 == 1 ? 2 : 1);
+  assert_true(st.divergent_branches == 0 && st.policy_calls == 0);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 /* Under `stack` a barrier that only part of a warp reaches is reported with its line: the
  * barrier's own, also where it is the last statement of its block and the '}' after it is the
  * block's last line. */
@@ -564,6 +586,7 @@ int main(void) {
       cmocka_unit_test(unaligned_variant_shares_constants),
       cmocka_unit_test(struct_arguments_are_private_copies),
       cmocka_unit_test(printf_prints_each_active_lane),
+      cmocka_unit_test(branch_on_a_vote_does_not_split),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),

@@ -1,0 +1,198 @@
+/* Sub-groups (cl_khr_subgroups): a sub-group is a warp, W work-items of consecutive linear local
+ * ids, the last one of a work-group cut short when W does not divide its size. The collective
+ * functions work over the lanes that call them, the warp's active lanes: OpenCL asks for the
+ * whole sub-group, and under a divergent branch the active lanes are the ones that took it.
+ *
+ * A reduction, broadcast or vote has one result per warp: it is uniform, emitted once per warp
+ * as a loop over the lane groups (each group's lanes reduced as a vector, masked), and its
+ * result takes no vector registers. A scan is per lane: it runs as a segment of its own, lane
+ * group by lane group in order, with the total of the groups before in `scan_carry`. */
+#include <math.h>
+#include <string.h>
+
+#include "lower.h"
+
+typedef enum sg_op { SG_ADD, SG_MIN, SG_MAX } sg_op;
+
+/* The operation that `name` ends with ("..._add", "..._min", "..._max"). */
+static int op_of(const char *name, sg_op *op) {
+  size_t n = strlen(name);
+  if (n < 4) return 0;
+  const char *s = name + n - 4;
+  if (!strcmp(s, "_add")) return *op = SG_ADD, 1;
+  if (!strcmp(s, "_min")) return *op = SG_MIN, 1;
+  if (!strcmp(s, "_max")) return *op = SG_MAX, 1;
+  return 0;
+}
+
+static int is_real(LLVMTypeRef t) { return LLVMGetTypeKind(lw_elem_type(t)) != LLVMIntegerTypeKind; }
+
+/* The value that changes nothing under op (-0 for a float sum, so that -0 stays -0). */
+static LLVMValueRef identity(LLVMTypeRef t, sg_op op, int is_unsigned) {
+  if (is_real(t)) return ir_const_real(t, op == SG_ADD ? -0.0 : op == SG_MIN ? INFINITY : -INFINITY);
+  unsigned bits = ir_scalar_bits(t);
+  unsigned long long all = bits == 64 ? ~0ull : (1ull << bits) - 1, sign = 1ull << (bits - 1);
+  unsigned long long v = op == SG_ADD ? 0 : op == SG_MIN ? (is_unsigned ? all : sign - 1)
+                                                         : (is_unsigned ? 0 : sign);
+  return ir_const_int(t, v);
+}
+
+/* Where a reduction or scan starts: the identity, but +0 for a float sum, which is what OpenCL
+ * makes the first lane of an exclusive sum (the lanes without a value add -0, which keeps a -0
+ * sum of values as it is). */
+static LLVMValueRef start(LLVMTypeRef t, sg_op op, int is_unsigned) {
+  return op == SG_ADD && is_real(t) ? ir_const_real(t, 0.0) : identity(t, op, is_unsigned);
+}
+
+static LLVMValueRef combine(lower *L, sg_op op, int is_unsigned, LLVMValueRef a, LLVMValueRef b) {
+  if (op == SG_ADD) return is_real(LLVMTypeOf(a)) ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
+  const char *name = is_real(LLVMTypeOf(a)) ? (op == SG_MIN ? "llvm.minnum" : "llvm.maxnum")
+                     : op == SG_MIN ? (is_unsigned ? "llvm.umin" : "llvm.smin")
+                                    : (is_unsigned ? "llvm.umax" : "llvm.smax");
+  LLVMTypeRef t = LLVMTypeOf(a);
+  return lw_intrinsic(L, name, &t, 1, (LLVMValueRef[]){a, b}, 2);
+}
+
+/* op over the elements of v, in order, starting from acc (a scalar). */
+static LLVMValueRef reduce(lower *L, sg_op op, int is_unsigned, LLVMValueRef acc, LLVMValueRef v) {
+  LLVMTypeRef vt = LLVMTypeOf(v);
+  if (op == SG_ADD && is_real(vt)) /* ordered: lane 0 first, as a loop over the lanes adds */
+    return lw_intrinsic(L, "llvm.vector.reduce.fadd", &vt, 1, (LLVMValueRef[]){acc, v}, 2);
+  const char *name = op == SG_ADD ? "llvm.vector.reduce.add"
+                     : is_real(vt) ? (op == SG_MIN ? "llvm.vector.reduce.fmin" : "llvm.vector.reduce.fmax")
+                     : op == SG_MIN ? (is_unsigned ? "llvm.vector.reduce.umin" : "llvm.vector.reduce.smin")
+                                    : (is_unsigned ? "llvm.vector.reduce.umax" : "llvm.vector.reduce.smax");
+  return combine(L, op, is_unsigned, acc, lw_intrinsic(L, name, &vt, 1, &v, 1));
+}
+
+/* x's value in lane group g, its inactive lanes set to `idle`. */
+static LLVMValueRef group_value(lower *L, LLVMValueRef x, unsigned g, LLVMValueRef idle) {
+  unsigned was = L->grp;
+  L->grp = g;
+  LLVMValueRef v = lw_vval(L, x);
+  L->grp = was;
+  return LLVMBuildSelect(L->b, lw_group_mask(L, L->mask, g), v, lw_splat(L, idle), "");
+}
+
+/* sub_group_reduce_<op>(x) over the active lanes, lane group by lane group. */
+static LLVMValueRef reduction(lower *L, LLVMValueRef call, sg_op op, int is_unsigned) {
+  LLVMValueRef x = LLVMGetOperand(call, 0), id = identity(LLVMTypeOf(call), op, is_unsigned);
+  LLVMValueRef acc = start(LLVMTypeOf(call), op, is_unsigned);
+  for (unsigned g = 0; g < L->ngroups; g++)
+    acc = reduce(L, op, is_unsigned, acc, group_value(L, x, g, id));
+  return acc;
+}
+
+/* sub_group_all / sub_group_any: 1 when the predicate holds in every / some active lane. */
+static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
+  LLVMValueRef x = LLVMGetOperand(call, 0), zero = LLVMConstNull(LLVMTypeOf(x));
+  LLVMValueRef acc = LLVMConstInt(LLVMInt1TypeInContext(L->c), all, 0);
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef v = group_value(L, x, g, all ? LLVMConstInt(LLVMTypeOf(x), 1, 0) : zero);
+    LLVMValueRef holds = LLVMBuildICmp(L->b, LLVMIntNE, v, lw_splat(L, zero), "");
+    LLVMTypeRef ht = LLVMTypeOf(holds);
+    LLVMValueRef r = lw_intrinsic(L, all ? "llvm.vector.reduce.and" : "llvm.vector.reduce.or", &ht, 1, &holds, 1);
+    acc = all ? LLVMBuildAnd(L->b, acc, r, "") : LLVMBuildOr(L->b, acc, r, "");
+  }
+  return LLVMBuildZExt(L->b, acc, LLVMTypeOf(call), "");
+}
+
+/* sub_group_broadcast(x, id): lane id's x (id is the same in every lane). */
+static LLVMValueRef broadcast(lower *L, LLVMValueRef call) {
+  LLVMValueRef x = LLVMGetOperand(call, 0), id = lw_uval(L, LLVMGetOperand(call, 1));
+  LLVMValueRef G = LLVMConstInt(LLVMTypeOf(id), L->G, 0);
+  LLVMValueRef lane = LLVMBuildURem(L->b, id, G, ""), grp = LLVMBuildUDiv(L->b, id, G, "");
+  LLVMValueRef r = LLVMGetPoison(LLVMTypeOf(call));
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef v = group_value(L, x, g, LLVMGetPoison(LLVMTypeOf(call)));
+    LLVMValueRef here = LLVMBuildICmp(L->b, LLVMIntEQ, grp, LLVMConstInt(LLVMTypeOf(id), g, 0), "");
+    r = LLVMBuildSelect(L->b, here, LLVMBuildExtractElement(L->b, v, lane, ""), r, "");
+  }
+  return r;
+}
+
+/* Work-items of the work-group. */
+static LLVMValueRef group_items(lower *L) {
+  LLVMValueRef n = lw_group_u64(L, offsetof(weft_group, local_size));
+  for (int d = 1; d < 3; d++)
+    n = LLVMBuildMul(L->b, n, lw_group_u64(L, offsetof(weft_group, local_size) + 8 * (size_t)d), "");
+  return n;
+}
+
+/* The warp's index in the work-group: its lane 0's linear local id, over W. */
+static LLVMValueRef warp_index(lower *L) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
+  LLVMValueRef linear = lw_const_i64(L, 0), scale = lw_const_i64(L, 1);
+  for (size_t d = 0; d < 3; d++) {
+    LLVMValueRef lid = LLVMBuildLoad2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * d * WEFT_MAX_WARP), "");
+    linear = LLVMBuildAdd(L->b, linear, LLVMBuildMul(L->b, LLVMBuildZExt(L->b, lid, i64, ""), scale, ""), "");
+    scale = LLVMBuildMul(L->b, scale, lw_group_u64(L, offsetof(weft_group, local_size) + 8 * d), "");
+  }
+  return LLVMBuildUDiv(L->b, linear, lw_const_i64(L, L->W), "");
+}
+
+/* get_sub_group_size and the other queries (uint, as OpenCL declares them). */
+static LLVMValueRef query(lower *L, const char *name, int uniform) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef W = lw_const_i64(L, L->W), r;
+  if (!strcmp(name, "get_sub_group_local_id"))
+    return uniform ? NULL : lw_iota(L, i32, L->grp * L->G);
+  if (!strcmp(name, "get_max_sub_group_size")) r = W;
+  else if (!strcmp(name, "get_sub_group_id")) r = warp_index(L);
+  else if (strstr(name, "num_sub_groups"))
+    r = LLVMBuildUDiv(L->b, LLVMBuildAdd(L->b, group_items(L), lw_const_i64(L, L->W - 1), ""), W, "");
+  else if (!strcmp(name, "get_sub_group_size")) {
+    LLVMValueRef left = LLVMBuildSub(L->b, group_items(L), LLVMBuildMul(L->b, warp_index(L), W, ""), "");
+    r = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntULT, left, W, ""), left, W, "");
+  } else return NULL;
+  r = LLVMBuildTrunc(L->b, r, i32, "");
+  return uniform ? r : lw_splat(L, r);
+}
+
+/* sub_group_scan_{inclusive,exclusive}_<op>(x) in lane group L->grp: a scan of the group's
+ * lanes in log2(G) shifted steps, then the groups before it (the carry) put in front. */
+static LLVMValueRef scan(lower *L, LLVMValueRef call, sg_op op, int inclusive, int is_unsigned) {
+  LLVMTypeRef t = LLVMTypeOf(call), i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef idle = lw_splat(L, identity(t, op, is_unsigned));
+  LLVMValueRef v = LLVMBuildSelect(L->b, L->gmask, lw_vval(L, LLVMGetOperand(call, 0)), idle, "");
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  for (unsigned step = 1; step < L->G; step *= 2) {
+    for (unsigned i = 0; i < L->G; i++) m[i] = LLVMConstInt(i32, i >= step ? i - step : L->G + i, 0);
+    v = combine(L, op, is_unsigned, v, LLVMBuildShuffleVector(L->b, v, idle, LLVMConstVector(m, L->G), ""));
+  }
+  LLVMValueRef carry = lw_splat(L, LLVMBuildLoad2(L->b, t, L->scan_carry, ""));
+  LLVMValueRef incl = combine(L, op, is_unsigned, carry, v);
+  LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, incl, lw_const_i32(L, L->G - 1), ""), L->scan_carry);
+  if (inclusive) return incl;
+  for (unsigned i = 0; i < L->G; i++) m[i] = LLVMConstInt(i32, i ? i - 1 : L->G, 0);
+  return LLVMBuildShuffleVector(L->b, incl, carry, LLVMConstVector(m, L->G), "");
+}
+
+int lw_alone(lower *L, LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst)) return 0;
+  builtin bi = builtin_of_call(inst);
+  sg_op op;
+  if (bi.kind == BI_PRINTF) return 1;
+  if (bi.kind != BI_SUB_GROUP || strncmp(bi.name, "sub_group_scan_", 15) || !op_of(bi.name, &op))
+    return 0;
+  LLVMTypeRef t = LLVMTypeOf(inst);
+  LLVMBasicBlockRef here = lw_at_entry(L);
+  L->scan_carry = LLVMBuildAlloca(L->b, t, "carry");
+  LLVMPositionBuilderAtEnd(L->b, here);
+  LLVMBuildStore(L->b, start(t, op, builtin_unsigned(&bi)), L->scan_carry);
+  return 1;
+}
+
+LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  const char *n = bi->name;
+  sg_op op;
+  int is_unsigned = builtin_unsigned(bi);
+  if (!strncmp(n, "get_", 4)) return query(L, n, uniform);
+  if (!strncmp(n, "sub_group_scan_", 15) && op_of(n, &op) && !uniform)
+    return scan(L, call, op, n[15] == 'i', is_unsigned);
+  if (!uniform) return NULL; /* the rest is uniform (divergence.c) */
+  if (!strcmp(n, "sub_group_all") || !strcmp(n, "sub_group_any")) return vote(L, call, n[11] == 'l');
+  if (!strcmp(n, "sub_group_broadcast")) return broadcast(L, call);
+  if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op)) return reduction(L, call, op, is_unsigned);
+  return NULL;
+}
