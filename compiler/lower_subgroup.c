@@ -99,6 +99,8 @@ static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
 
 /* sub_group_broadcast(x, id): lane id's x (id is the same in every lane). */
 static LLVMValueRef broadcast(lower *L, LLVMValueRef call) {
+  if (divergence_of(L->dv, LLVMGetOperand(call, 1)).shape != UNIFORM)
+    return lw_unsupported(L, call, "sub_group_broadcast from a lane that differs between lanes"), NULL;
   LLVMValueRef x = LLVMGetOperand(call, 0), id = lw_uval(L, LLVMGetOperand(call, 1));
   LLVMValueRef G = LLVMConstInt(LLVMTypeOf(id), L->G, 0);
   LLVMValueRef lane = LLVMBuildURem(L->b, id, G, ""), grp = LLVMBuildUDiv(L->b, id, G, "");
@@ -173,8 +175,9 @@ int lw_alone(lower *L, LLVMValueRef inst) {
   builtin bi = builtin_of_call(inst);
   sg_op op;
   if (bi.kind == BI_PRINTF) return 1;
-  if (bi.kind != BI_SUB_GROUP || strncmp(bi.name, "sub_group_scan_", 15) || !op_of(bi.name, &op))
-    return 0;
+  if (bi.kind != BI_SUB_GROUP || !strncmp(bi.name, "get_", 4)) return 0;
+  if (strncmp(bi.name, "sub_group_scan_", 15) || !op_of(bi.name, &op))
+    return 1; /* a reduction whose result is per lane (divergence.c): the warp's, in each group */
   LLVMTypeRef t = LLVMTypeOf(inst);
   LLVMBasicBlockRef here = lw_at_entry(L);
   L->scan_carry = LLVMBuildAlloca(L->b, t, "carry");
@@ -188,11 +191,13 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
   sg_op op;
   int is_unsigned = builtin_unsigned(bi);
   if (!strncmp(n, "get_", 4)) return query(L, n, uniform);
-  if (!strncmp(n, "sub_group_scan_", 15) && op_of(n, &op) && !uniform)
-    return scan(L, call, op, n[15] == 'i', is_unsigned);
-  if (!uniform) return NULL; /* the rest is uniform (divergence.c) */
-  if (!strcmp(n, "sub_group_all") || !strcmp(n, "sub_group_any")) return vote(L, call, n[11] == 'l');
-  if (!strcmp(n, "sub_group_broadcast")) return broadcast(L, call);
-  if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op)) return reduction(L, call, op, is_unsigned);
-  return NULL;
+  if (!strncmp(n, "sub_group_scan_", 15) && op_of(n, &op))
+    return uniform ? NULL : scan(L, call, op, n[15] == 'i', is_unsigned);
+  LLVMValueRef r = NULL;
+  if (!strcmp(n, "sub_group_all") || !strcmp(n, "sub_group_any")) r = vote(L, call, n[11] == 'l');
+  else if (!strcmp(n, "sub_group_broadcast")) r = broadcast(L, call);
+  else if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op)) r = reduction(L, call, op, is_unsigned);
+  /* Uniform but for a result used past the divergent branch it is under (divergence.c): then
+   * each lane group takes the warp's value, in a segment of its own (lw_alone). */
+  return r && !uniform ? lw_splat(L, r) : r;
 }

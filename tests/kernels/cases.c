@@ -119,7 +119,7 @@ const kcase kcases[] = {
      G(I32, 1024, -3, 3), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0),
      G(F32, 12 * 1024, 0, 0)}, oracle_math_more, 2e-6, .not_c = true}, /* vector components */
     {"sub_groups", R1(1000, 40), 4, {G(I32, 1000, -100, 100), G(F32, 1000, -1, 1),
-     G(I32, 12 * 1000, 0, 0), G(F32, 3 * 1000, 0, 0)}, oracle_sub_groups, 0, .not_c = true,
+     G(I32, 13 * 1000, 0, 0), G(F32, 3 * 1000, 0, 0)}, oracle_sub_groups, 0, .not_c = true,
      .per_warp = true}, /* sub-groups are warps */
     /* NDRanges */
     CASE(ndrange_2d, R2(64, 48, 8, 6), 2, G(I32, 64 * 48, 0, 0), G(I32, 4, 0, 0)),

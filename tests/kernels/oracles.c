@@ -771,25 +771,27 @@ static void sub_group_warp(kio *io, size_t g0, size_t start, size_t end) {
   const size_t L = LSIZE(io), W = io->warp;
   const int32_t *a = IN(int32_t, 0);
   const float *f = IN(float, 1);
-  int sum = 0, lo = INT32_MAX, hi = INT32_MIN, pos = 0, any = 0, all = 1;
+  int sum = 0, lo = INT32_MAX, hi = INT32_MIN, pos = 0, any = 0, all = 1, hi3 = INT32_MIN;
   uint32_t uhi = 0;
   float fsum = 0.0f; /* in lane order */
   for (size_t k = start; k < end; k++) {
     sum += a[k], lo = a[k] < lo ? a[k] : lo, hi = a[k] > hi ? a[k] : hi;
     uhi = (uint32_t)a[k] > uhi ? (uint32_t)a[k] : uhi;
     pos += a[k] > 0 ? a[k] : 0, any |= a[k] > 90, all &= a[k] > -95;
+    hi3 = a[k] % 3 == 0 && a[k] > hi3 ? a[k] : hi3;
     fsum += f[k];
   }
   int incl = 0, emax = INT32_MIN, emin = INT32_MAX;
   float fmin_ = INFINITY;
   for (size_t k = start; k < end; k++) {
-    int32_t *o = OUT(int32_t, 2) + 12 * k;
+    int32_t *o = OUT(int32_t, 2) + 13 * k;
     incl += a[k], fmin_ = fminf(fmin_, f[k]);
     o[0] = (int)((end - start) * 1000 + W);
     o[1] = (int)((L + W - 1) / W * 1000 + (start - g0) / W);
     o[2] = (int)(k - start);
     o[3] = sum, o[4] = lo * 1000 + hi, o[5] = incl, o[6] = emax, o[7] = emin;
     o[8] = a[end - 1], o[9] = (int)uhi, o[10] = any + 2 * all, o[11] = a[k] > 0 ? pos : -1;
+    o[12] = a[k] % 3 == 0 ? hi3 : -1;
     float *fo = OUT(float, 3) + 3 * k;
     fo[0] = fsum, fo[1] = fmin_, fo[2] = (float)(incl - a[k]);
     emax = a[k] > emax ? a[k] : emax, emin = a[k] < emin ? a[k] : emin;

@@ -74,6 +74,11 @@ static void unsupported_construct_names_line(void **state) {
   assert_int_equal(weft_program_build_source(ctx, "sg.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
   assert_non_null(strstr(weft_last_error(ctx),
                          "sg.cl:4: weft does not support the builtin 'sub_group_barrier'"));
+  src = "__kernel void k(__global int *a) {\n  int i = get_global_id(0);\n"
+        "  a[i] = sub_group_broadcast(a[i], i & 1);\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "bc.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
+  assert_non_null(strstr(weft_last_error(ctx), "bc.cl:3: weft does not support "
+                                               "sub_group_broadcast from a lane that differs"));
 }
 
 static void unknown_kernel_lists_kernels(void **state) {
