@@ -778,7 +778,7 @@ static void sub_group_warp(kio *io, size_t g0, size_t start, size_t end) {
     sum += a[k], lo = a[k] < lo ? a[k] : lo, hi = a[k] > hi ? a[k] : hi;
     uhi = (uint32_t)a[k] > uhi ? (uint32_t)a[k] : uhi;
     pos += a[k] > 0 ? a[k] : 0, any |= a[k] > 90, all &= a[k] > -95;
-    hi3 = a[k] % 3 == 0 && a[k] > hi3 ? a[k] : hi3;
+    hi3 = a[k] % 3 == 0 && 2 * a[k] + 1 > hi3 ? 2 * a[k] + 1 : hi3;
     fsum += f[k];
   }
   int incl = 0, emax = INT32_MIN, emin = INT32_MAX;

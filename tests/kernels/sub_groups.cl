@@ -28,7 +28,7 @@ __kernel void sub_groups(__global const int *a, __global const float *f, __globa
     o[11] = -1;
   int m = -1;
   if (x % 3 == 0) /* the result is used after the branch: per lane there */
-    m = sub_group_reduce_max(x);
+    m = sub_group_reduce_max(2 * x + 1); /* of a value the block computes */
   o[12] = m;
   fout[3 * i] = sub_group_reduce_add(f[i]);
   fout[3 * i + 1] = sub_group_scan_inclusive_min(f[i]);
