@@ -1,9 +1,9 @@
 /* OpenCL builtins in the warp function. Work-item queries read the work-group and the warp's
  * lane ids; math becomes LLVM vector intrinsics or one call of glibc's libmvec per vector (the
- * `_ZGV` AVX-512/AVX2/SSE variants), never a loop over lanes; atomics are the one place where
- * lanes take turns, one atomicrmw per active lane, unless they all add the same amount at the
- * same address. Every function here works for a uniform call
- * (scalars) and for one lane group (vectors). */
+ * `_ZGV` AVX-512/AVX2/SSE variants), never a loop over lanes. Lanes take turns in two places
+ * only: atomics, one atomicrmw per active lane unless they all add the same amount at the same
+ * address, and printf, one call per active lane. Sub-groups are in lower_subgroup.c. Every
+ * function here works for a uniform call (scalars) and for one lane group (vectors). */
 #include <string.h>
 
 #include "lower.h"
