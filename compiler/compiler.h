@@ -165,6 +165,11 @@ int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned
  * mad_sat and work-item queries of a dimension chosen at run time become the plain IR they
  * mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);
+/* --- expand_printf.c: printf's vector conversions become one per element, and no call of
+ * printf becomes puts or putchar in the pipeline (before canonicalising) --- */
+void expand_printf(LLVMModuleRef m);
+/* The call's format has a vector conversion left, one it could not expand. */
+int printf_vector_left(LLVMValueRef call);
 /* The integer constant v of type t, in every element when t is a vector (of at most 256). */
 LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
 LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e); /* constant e in every element of t */

@@ -314,19 +314,6 @@ static void strip_target_attrs(LLVMValueRef fn) {
     LLVMRemoveStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, names[i], strlen(names[i]));
 }
 
-/* printf stays printf: the pipeline would turn some calls into puts or putchar, which the
- * lowering does not know. */
-static void keep_printf(LLVMModuleRef m) {
-  LLVMValueRef f = LLVMGetNamedFunction(m, "printf");
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  unsigned kind = LLVMGetEnumAttributeKindForName("nobuiltin", 9);
-  for (LLVMUseRef u = f ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef call = LLVMGetUser(u);
-    if (LLVMIsACallInst(call))
-      LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, 0));
-  }
-}
-
 /* Before the pipeline: helpers become always-inline, nothing is optnone, nothing if-converts. */
 static void prepare_functions(LLVMModuleRef m, int before) {
   LLVMContextRef c = LLVMGetModuleContext(m);
@@ -377,7 +364,7 @@ static void private_struct_params(LLVMModuleRef m) {
 
 static weft_status canonicalize(LLVMModuleRef m, char **log) {
   private_struct_params(m);
-  keep_printf(m);
+  expand_printf(m);
   builtin_types_restore(m);
   expand_builtins(m);
   prepare_functions(m, 1);

@@ -480,10 +480,12 @@ static LLVMValueRef print_lane(lower *L, const void *arg, unsigned l) {
 static LLVMValueRef print(lower *L, LLVMValueRef call) {
   unsigned n = LLVMGetNumArgOperands(call);
   lane_print p = {call, NULL, NULL, ARENA_NEW(L->a, LLVMValueRef, n)};
+  if (printf_vector_left(call))
+    return lw_unsupported(L, call, "printf of a vector without its length modifier (%v4hlf)"), NULL;
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
     if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
-      return lw_unsupported(L, call, "printf of a vector (%v)"), NULL;
+      return lw_unsupported(L, call, "printf of a vector with a conversion for a scalar"), NULL;
     p.args[i] = is_uniform(L, a) ? lw_uval(L, a) : lw_vval(L, a);
   }
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), ptr = LLVMPointerTypeInContext(L->c, 0);

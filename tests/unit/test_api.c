@@ -79,6 +79,10 @@ static void unsupported_construct_names_line(void **state) {
   assert_int_equal(weft_program_build_source(ctx, "bc.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
   assert_non_null(strstr(weft_last_error(ctx), "bc.cl:3: weft does not support "
                                                "sub_group_broadcast from a lane that differs"));
+  src = "__kernel void k(__global float2 *a) {\n  printf(\"%v2f\\n\", a[0]);\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "pv.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
+  assert_non_null(strstr(weft_last_error(ctx), "pv.cl:2: weft does not support printf of a "
+                                               "vector without its length modifier"));
 }
 
 static void unknown_kernel_lists_kernels(void **state) {
@@ -424,6 +428,46 @@ static void printf_prints_each_active_lane(void **state) {
   weft_program_release(p);
 }
 
+/* OpenCL's vector conversions print each element, joined by commas, whichever way clang passes
+ * the vector (float4 as a vector, int2 as an i64, short3 as a double, int8 in memory); a
+ * 3-element vector takes 4 elements' room in a buffer. One warp: the lines come in lane order. */
+static void printf_prints_vectors(void **state) {
+  weft_context *ctx = *state; /* W 8 */
+  const char *src = "__kernel void k(__global float4 *f, __global int2 *i2, __global short3 *s3,\n"
+                    "                __global int8 *i8) {\n"
+                    "  int i = get_global_id(0);\n"
+                    "  printf(\"%v4hlf|%5.1v4hlf|%v2hld|%v3hd|%v8hlx %%\\n\", f[i], f[i], i2[i], s3[i], i8[i]);\n"
+                    "}\n";
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "pv.cl", src, &p);
+  weft_arg_info info;
+  assert_int_equal(weft_kernel_arg_info(k, 2, &info), WEFT_SUCCESS);
+  assert_int_equal(info.size, 8); /* short3 */
+  enum { N = 8 };
+  float f[4 * N];
+  int32_t i2[2 * N], i8[8 * N];
+  int16_t s3[4 * N];
+  for (int i = 0; i < 4 * N; i++) f[i] = (float)i * 0.5f - 3.0f, s3[i] = (int16_t)(i - 9);
+  for (int i = 0; i < 2 * N; i++) i2[i] = i * 1000 - 7;
+  for (int i = 0; i < 8 * N; i++) i8[i] = i * 3;
+  weft_arg args[4] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof f, f}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof i2, i2},
+                      {WEFT_ARG_GLOBAL, WEFT_I16, sizeof s3, s3}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof i8, i8}};
+  char *text = printed(k, N, 4, args), want[4096] = "";
+  for (int i = 0; i < N; i++) {
+    const float *v = f + 4 * i;
+    const int16_t *s = s3 + 4 * i;
+    const int32_t *w = i8 + 8 * i;
+    snprintf(want + strlen(want), sizeof want - strlen(want),
+             "%f,%f,%f,%f|%5.1f,%5.1f,%5.1f,%5.1f|%d,%d|%hd,%hd,%hd|%x,%x,%x,%x,%x,%x,%x,%x %%\n",
+             v[0], v[1], v[2], v[3], v[0], v[1], v[2], v[3], i2[2 * i], i2[2 * i + 1], s[0], s[1],
+             s[2], w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]);
+  }
+  assert_string_equal(text, want);
+  free(text);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 /* A branch on a warp vote (sub_group_any) is uniform: every lane of a warp goes the same way,
  * so no warp splits and the policy is never called, though the vote's operand varies. */
 static void branch_on_a_vote_does_not_split(void **state) {
@@ -591,6 +635,7 @@ int main(void) {
       cmocka_unit_test(unaligned_variant_shares_constants),
       cmocka_unit_test(struct_arguments_are_private_copies),
       cmocka_unit_test(printf_prints_each_active_lane),
+      cmocka_unit_test(printf_prints_vectors),
       cmocka_unit_test(branch_on_a_vote_does_not_split),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(unknown_kernel_lists_kernels),
