@@ -75,6 +75,8 @@ LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t);      /* per-group type of a kerne
 unsigned lw_width(LLVMTypeRef t);
 LLVMTypeRef lw_elem_type(LLVMTypeRef t);                /* E of <k x E>, or t */                    /* elements per lane: 1, or k of <k x E> */
 LLVMValueRef lw_splat(lower *L, LLVMValueRef scalar);
+/* Element c of every lane of v, each lane with k elements (a scalar when v is one lane's). */
+LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c);
 LLVMValueRef lw_expand_mask(lower *L, LLVMValueRef m, unsigned k); /* <G x i1> -> <kG x i1> */
 LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g); /* iG */
 LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g); /* <G x i1> */

@@ -201,20 +201,11 @@ static LLVMValueRef magnitude(lower *L, int max, LLVMValueRef x, LLVMValueRef y)
 
 /* ---- geometric functions: per-lane reductions over a vector's k elements ---- */
 
-/* Element c of every lane of v, where each lane has k elements. */
-static LLVMValueRef component(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
-  unsigned lanes = LLVMGetVectorSize(LLVMTypeOf(v)) / k;
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, lanes);
-  for (unsigned l = 0; l < lanes; l++) m[l] = lw_const_i32(L, l * k + c);
-  if (lanes == 1) return LLVMBuildExtractElement(L->b, v, m[0], "");
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes), "");
-}
-
 static LLVMValueRef dot(lower *L, LLVMValueRef x, LLVMValueRef y, unsigned k) {
   LLVMValueRef p = LLVMBuildFMul(L->b, x, y, "");
   if (k == 1) return p;
-  LLVMValueRef sum = component(L, p, k, 0);
-  for (unsigned c = 1; c < k; c++) sum = LLVMBuildFAdd(L->b, sum, component(L, p, k, c), "");
+  LLVMValueRef sum = lw_component(L, p, k, 0);
+  for (unsigned c = 1; c < k; c++) sum = LLVMBuildFAdd(L->b, sum, lw_component(L, p, k, c), "");
   return sum;
 }
 

@@ -265,13 +265,6 @@ static LLVMValueRef lower_select(lower *L, LLVMValueRef inst) {
   return LLVMBuildSelect(L->b, cv, a, b, "");
 }
 
-/* Element c of each lane's k-element vector in v (lane l's elements at l*k ..). */
-static LLVMValueRef element(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, L->G);
-  for (unsigned l = 0; l < L->G; l++) m[l] = lw_const_i32(L, l * k + c);
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, L->G), "");
-}
-
 /* Each lane's value of v (G lanes) repeated k times, as wide as a k-element vector per lane. */
 static LLVMValueRef per_element(lower *L, LLVMValueRef v, unsigned k) {
   unsigned n = k * L->G;
@@ -285,11 +278,11 @@ static LLVMValueRef per_element(lower *L, LLVMValueRef v, unsigned k) {
 static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
   LLVMValueRef idx = LLVMGetOperand(inst, 1), v = lw_vval(L, LLVMGetOperand(inst, 0));
   unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0)));
-  if (LLVMIsAConstantInt(idx)) return element(L, v, k, (unsigned)LLVMConstIntGetZExtValue(idx));
-  LLVMValueRef lanes_idx = lw_vval(L, idx), r = element(L, v, k, 0);
+  if (LLVMIsAConstantInt(idx)) return lw_component(L, v, k, (unsigned)LLVMConstIntGetZExtValue(idx));
+  LLVMValueRef lanes_idx = lw_vval(L, idx), r = lw_component(L, v, k, 0);
   for (unsigned c = 1; c < k; c++) {
     LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, lanes_idx, lw_splat(L, LLVMConstInt(LLVMTypeOf(idx), c, 0)), "");
-    r = LLVMBuildSelect(L->b, at, element(L, v, k, c), r, "");
+    r = LLVMBuildSelect(L->b, at, lw_component(L, v, k, c), r, "");
   }
   return r;
 }

@@ -214,6 +214,15 @@ static LLVMValueRef rebuild_const(lower *L, LLVMValueRef v) {
   DIE("constant expression with opcode %d over __local memory", (int)op);
 }
 
+/* Element c of every lane of v, where each lane has k elements. */
+LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
+  unsigned lanes = LLVMGetVectorSize(LLVMTypeOf(v)) / k;
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, lanes);
+  for (unsigned l = 0; l < lanes; l++) m[l] = lw_const_i32(L, l * k + c);
+  if (lanes == 1) return LLVMBuildExtractElement(L->b, v, m[0], "");
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes), "");
+}
+
 LLVMValueRef lw_uval(lower *L, LLVMValueRef v) {
   slot *s = lw_slot(L, v);
   if (!s) return rebuild_const(L, v);
