@@ -28,9 +28,10 @@ static LLVMTypeRef scalar_type(LLVMContextRef c, char code) {
   }
 }
 
-static int is_byval(LLVMValueRef fn, unsigned param) {
+LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned param) {
   unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-  return LLVMGetEnumAttributeAtIndex(fn, param + 1, kind) != NULL;
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, param + 1, kind);
+  return a ? LLVMGetTypeAttributeValue(a) : NULL;
 }
 
 /* The vector type t stands for, when t is the scalar the calling convention made of it. */
@@ -124,7 +125,7 @@ static void restore(LLVMModuleRef m, LLVMValueRef fn, LLVMBuilderRef b) {
   for (unsigned i = 0; i < np; i++) {
     LLVMTypeRef e = p[i].width && !p[i].pointer ? scalar_type(c, p[i].code) : NULL;
     LLVMTypeRef vector = e ? LLVMVectorType(e, p[i].width) : NULL;
-    real[i] = vector && is_byval(fn, i) ? vector : restored(td, params[i], vector);
+    real[i] = vector && ir_byval_type(fn, i) ? vector : restored(td, params[i], vector);
     changed |= real[i] != NULL;
     if (!real[i]) real[i] = params[i];
   }

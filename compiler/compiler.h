@@ -57,8 +57,6 @@ typedef struct frontend_idle {
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
                              const char *file_text, const char *options, frontend_clang **ready,
                              const frontend_idle *idle, frontend_result *out);
-/* The struct that kernel parameter i passes by value (clang's byval pointer), or NULL. */
-LLVMTypeRef frontend_byval_type(LLVMValueRef fn, unsigned i);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 
@@ -203,6 +201,9 @@ unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floatin
 /* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,
  * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
 void builtin_types_restore(LLVMModuleRef m);
+/* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
+ * struct, a builtin's float8), or NULL. */
+LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
 
 /* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
 #include "kernel.h"

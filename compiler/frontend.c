@@ -331,13 +331,6 @@ static void prepare_functions(LLVMModuleRef m, int before) {
   }
 }
 
-/* The struct a kernel parameter passes by value (byval), or NULL. */
-LLVMTypeRef frontend_byval_type(LLVMValueRef fn, unsigned i) {
-  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, i + 1, kind);
-  return a ? LLVMGetTypeAttributeValue(a) : NULL;
-}
-
 /* clang reads a kernel's struct parameter where the caller put it, which in weft is the
  * launch's argument block that every work-item shares: each work-item gets its own copy, as
  * OpenCL passes structs by value, and SROA turns the copy back into loads where nothing
@@ -348,7 +341,7 @@ static void private_struct_params(LLVMModuleRef m) {
   LLVMTargetDataRef td = LLVMGetModuleDataLayout(m);
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f))
     for (unsigned i = 0; i < LLVMCountParams(f); i++) {
-      LLVMTypeRef t = frontend_byval_type(f, i);
+      LLVMTypeRef t = ir_byval_type(f, i);
       if (!t) continue;
       LLVMValueRef p = LLVMGetParam(f, i);
       LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(f);

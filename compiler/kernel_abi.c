@@ -72,7 +72,7 @@ static weft_type parse_type_name(const char *tn, unsigned *width) {
 static weft_arg_kind param_kind(LLVMValueRef fn, unsigned i, LLVMValueRef param) {
   LLVMValueRef as = md_operand(fn, "kernel_arg_addr_space", i);
   unsigned space = as ? (unsigned)LLVMConstIntGetZExtValue(as) : 0;
-  if (LLVMGetTypeKind(LLVMTypeOf(param)) != LLVMPointerTypeKind || frontend_byval_type(fn, i))
+  if (LLVMGetTypeKind(LLVMTypeOf(param)) != LLVMPointerTypeKind || ir_byval_type(fn, i))
     return WEFT_ARG_VALUE;
   return space == 3 ? WEFT_ARG_LOCAL : space == 2 ? WEFT_ARG_CONSTANT : WEFT_ARG_GLOBAL;
 }
@@ -90,7 +90,7 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
     p->type_name = md_string(fn, "kernel_arg_type", i);
     p->kind = param_kind(fn, i, param);
     p->type = parse_type_name(p->type_name, &p->vector_width);
-    LLVMTypeRef by_struct = frontend_byval_type(fn, i);
+    LLVMTypeRef by_struct = ir_byval_type(fn, i);
     if (by_struct) { /* its bytes, which setargs copies into the block */
       p->type = WEFT_OTHER, p->vector_width = 1;
       p->size = LLVMABISizeOfType(td, by_struct);
