@@ -5,8 +5,10 @@
  *
  * A reduction, broadcast or vote has one result per warp: it is uniform, emitted once per warp
  * as a loop over the lane groups (each group's lanes reduced as a vector, masked), and its
- * result takes no vector registers. A scan is per lane: it runs as a segment of its own, lane
- * group by lane group in order, with the total of the groups before in `scan_carry`. */
+ * result takes no vector registers. Where that result is used past a divergent branch it is
+ * under, divergence.c makes it per lane: then each lane group takes the warp's value, in a
+ * segment of its own. A scan is per lane: it runs as a segment of its own, lane group by lane
+ * group in order, with the total of the groups before in `scan_carry`. */
 #include <math.h>
 #include <string.h>
 
