@@ -179,6 +179,10 @@ static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
 static inline LLVMTypeRef ir_shaped(LLVMTypeRef t, LLVMTypeRef e) {
   return ir_is_vector(t) ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
 }
+/* t's shape with integer elements of `bits` bits (t's own bits: its encoding). */
+static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
+  return ir_shaped(t, LLVMIntTypeInContext(LLVMGetTypeContext(t), bits));
+}
 /* A call of the intrinsic `name` (llvm.smax), overloaded on the type of args[0]. */
 LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
                           unsigned n);

@@ -144,8 +144,7 @@ static LLVMValueRef half_add(const expander *x, int round) {
 static LLVMValueRef upsample(const expander *x) {
   LLVMValueRef hi = arg(x, 0), lo = arg(x, 1);
   LLVMTypeRef t = LLVMTypeOf(x->call);
-  LLVMValueRef wide = builtin_unsigned(&x->bi) ? LLVMBuildZExt(x->b, hi, t, "")
-                                               : LLVMBuildSExt(x->b, hi, t, "");
+  LLVMValueRef wide = ir_widen(x->b, hi, builtin_unsigned(&x->bi));
   LLVMValueRef high = LLVMBuildShl(x->b, wide, ir_const_int(t, ir_scalar_bits(LLVMTypeOf(lo))), "");
   return LLVMBuildOr(x->b, high, LLVMBuildZExt(x->b, lo, t, ""), "");
 }
@@ -193,8 +192,7 @@ static LLVMValueRef fract_of(const expander *x) {
   int f32 = LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind;
   LLVMValueRef below_one = ir_const_real(t, f32 ? 0x1.fffffep-1 : 0x1.fffffffffffffp-1);
   LLVMValueRef diff = LLVMBuildFSub(b, v, fl, ""), zero = ir_const_real(t, 0);
-  LLVMSetAlignment(LLVMBuildStore(b, fl, arg(x, 1)),
-                   (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), ir_scalar_of(t)));
+  access_at(x, fl, t, LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), arg(x, 1), 1);
   LLVMValueRef r = intrinsic(x, "llvm.minnum", (LLVMValueRef[]){diff, below_one}, 2);
   LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealOEQ, intrinsic(x, "llvm.fabs", &v, 1),
                                    ir_const_real(t, __builtin_inf()), "");
@@ -204,15 +202,15 @@ static LLVMValueRef fract_of(const expander *x) {
 }
 
 /* A call of the OpenCL math builtin `name` (sin, cos) on x, declared with the mangling of the
- * expanded call's first parameter (`_Z6sincosDv4_fPS_` -> `_Z3sinDv4_f`). */
+ * expanded call's first parameter (`_Z6sincosDv4_fPS_` -> `_Z3sinDv4_f`); NULL when that
+ * cannot be read. */
 static LLVMValueRef math_call(const expander *x, const char *name, LLVMValueRef v) {
-  size_t len;
-  const char *m = LLVMGetValueName2(LLVMGetCalledValue(x->call), &len), *p = m + 2;
-  while (*p >= '0' && *p <= '9') p++;
-  p += strlen(x->bi.name);
-  size_t plen = strncmp(p, "Dv", 2) ? 1 : strcspn(p, "_") + 2;
-  char mangled[64];
-  snprintf(mangled, sizeof mangled, "_Z%zu%s%.*s", strlen(name), name, (int)plen, p);
+  cl_type p[2];
+  if (builtin_param_types(LLVMGetCalledValue(x->call), p, 2) < 1 || p[0].pointer) return NULL;
+  char mangled[64], type[16];
+  if (p[0].width) snprintf(type, sizeof type, "Dv%u_%c", p[0].width, p[0].code);
+  else snprintf(type, sizeof type, "%c", p[0].code);
+  snprintf(mangled, sizeof mangled, "_Z%zu%s%s", strlen(name), name, type);
   LLVMTypeRef t = LLVMTypeOf(v), ft = LLVMFunctionType(t, &t, 1, 0);
   LLVMValueRef f = LLVMGetNamedFunction(x->m, mangled);
   if (!f) f = LLVMAddFunction(x->m, mangled, ft);
@@ -221,9 +219,9 @@ static LLVMValueRef math_call(const expander *x, const char *name, LLVMValueRef 
 
 /* sincos(x, p): sin(x), and cos(x) stored at p. */
 static LLVMValueRef sin_cos(const expander *x) {
-  LLVMValueRef v = arg(x, 0);
-  LLVMSetAlignment(LLVMBuildStore(x->b, math_call(x, "cos", v), arg(x, 1)),
-                   (unsigned)LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(x->m), ir_scalar_of(LLVMTypeOf(v))));
+  LLVMValueRef v = arg(x, 0), c = math_call(x, "cos", v);
+  if (!c) return NULL;
+  access_at(x, c, LLVMTypeOf(v), LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), arg(x, 1), 1);
   return math_call(x, "sin", v);
 }
 
@@ -232,7 +230,7 @@ static LLVMValueRef sin_cos(const expander *x) {
 static LLVMValueRef next_after(const expander *x) {
   LLVMBuilderRef b = x->b;
   LLVMValueRef v = arg(x, 0), y = arg(x, 1);
-  LLVMTypeRef t = LLVMTypeOf(v), it = ir_shaped(t, LLVMIntTypeInContext(x->c, ir_scalar_bits(t)));
+  LLVMTypeRef t = LLVMTypeOf(v), it = ir_int_shaped(t, ir_scalar_bits(t));
   LLVMValueRef bits = LLVMBuildBitCast(b, v, it, ""), zero = ir_const_real(t, 0);
   LLVMValueRef away = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildFCmp(b, LLVMRealOLT, v, y, ""),
                                     LLVMBuildFCmp(b, LLVMRealOGT, v, zero, ""), "");

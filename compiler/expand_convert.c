@@ -50,7 +50,7 @@ static LLVMValueRef bool_like(LLVMValueRef like, int v) {
 static LLVMValueRef step(LLVMBuilderRef b, LLVMValueRef r, LLVMValueRef above, LLVMValueRef below,
                          ir_rounding mode) {
   LLVMTypeRef t = LLVMTypeOf(r);
-  LLVMTypeRef it = ir_shaped(t, LLVMIntTypeInContext(LLVMGetTypeContext(t), ir_scalar_bits(t)));
+  LLVMTypeRef it = ir_int_shaped(t, ir_scalar_bits(t));
   LLVMValueRef bits = LLVMBuildBitCast(b, r, it, "");
   LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, bits, ir_const_int(it, 0), "");
   LLVMValueRef one = ir_const_int(it, 1), minus = ir_const_int(it, ~0ULL), move, delta;
@@ -159,9 +159,7 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
 }
 
 LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned) {
-  LLVMTypeRef t = LLVMTypeOf(x);
-  LLVMContextRef c = LLVMGetTypeContext(t);
-  LLVMTypeRef wide = ir_shaped(t, LLVMIntTypeInContext(c, 2 * ir_scalar_bits(t)));
+  LLVMTypeRef t = LLVMTypeOf(x), wide = ir_int_shaped(t, 2 * ir_scalar_bits(t));
   return x_unsigned ? LLVMBuildZExt(b, x, wide, "") : LLVMBuildSExt(b, x, wide, "");
 }
 
