@@ -19,8 +19,6 @@ static const name_kind exact[] = {
     {"get_num_groups", BI_NUM_GROUPS}, {"get_global_offset", BI_GLOBAL_OFFSET},
     {"get_work_dim", BI_WORK_DIM}, {"barrier", BI_BARRIER}, {"work_group_barrier", BI_BARRIER},
     {"mem_fence", BI_FENCE}, {"read_mem_fence", BI_FENCE}, {"write_mem_fence", BI_FENCE},
-    {"isnan", BI_RELATIONAL}, {"isinf", BI_RELATIONAL}, {"isfinite", BI_RELATIONAL},
-    {"signbit", BI_RELATIONAL},
 };
 
 static const char *const math_names[] = {

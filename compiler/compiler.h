@@ -139,7 +139,7 @@ void divergence_print(FILE *f, const cfg *g, const divergence *d);
 typedef enum builtin_kind {
   BI_NONE, BI_GLOBAL_ID, BI_LOCAL_ID, BI_GROUP_ID, BI_LOCAL_SIZE, BI_GLOBAL_SIZE,
   BI_NUM_GROUPS, BI_GLOBAL_OFFSET, BI_WORK_DIM, BI_BARRIER, BI_FENCE, BI_MATH, BI_INTEGER,
-  BI_ATOMIC, BI_RELATIONAL, BI_PRINTF, BI_SUB_GROUP, BI_UNSUPPORTED
+  BI_ATOMIC, BI_PRINTF, BI_SUB_GROUP, BI_UNSUPPORTED
 } builtin_kind;
 typedef struct builtin {
   builtin_kind kind;
@@ -159,7 +159,7 @@ int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
 int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
 
 /* --- expand_builtins.c: vloadN/vstoreN, the half loads and stores, conversions, select,
- * any/all, isless and the other comparisons, rotate, add_sat/sub_sat, hadd/rhadd, upsample,
+ * any/all, isless and the other comparisons, isnan/isinf/isfinite/signbit, rotate, add_sat/sub_sat, hadd/rhadd, upsample,
  * mad_sat and work-item queries of a dimension chosen at run time become the plain IR they
  * mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);

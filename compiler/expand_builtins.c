@@ -108,11 +108,16 @@ static LLVMValueRef any_all(const expander *x, int all) {
   return LLVMBuildZExt(x->b, r, LLVMTypeOf(x->call), "");
 }
 
-/* isequal, isless, ...: 1 or 0 for scalars, -1 or 0 per element for vectors. */
-static LLVMValueRef compare(const expander *x, LLVMRealPredicate pred) {
-  LLVMValueRef r = LLVMBuildFCmp(x->b, pred, arg(x, 0), arg(x, 1), "");
+/* OpenCL's truth of c in the call's type: 1 or 0 for a scalar, -1 or 0 per element of a
+ * vector. */
+static LLVMValueRef truth(const expander *x, LLVMValueRef c) {
   LLVMTypeRef t = LLVMTypeOf(x->call);
-  return ir_is_vector(t) ? LLVMBuildSExt(x->b, r, t, "") : LLVMBuildZExt(x->b, r, t, "");
+  return ir_is_vector(t) ? LLVMBuildSExt(x->b, c, t, "") : LLVMBuildZExt(x->b, c, t, "");
+}
+
+/* isequal, isless, ... */
+static LLVMValueRef compare(const expander *x, LLVMRealPredicate pred) {
+  return truth(x, LLVMBuildFCmp(x->b, pred, arg(x, 0), arg(x, 1), ""));
 }
 
 LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
@@ -125,6 +130,21 @@ LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, L
 
 static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef *args, unsigned n) {
   return ir_intrinsic(x->b, x->m, name, args, n);
+}
+
+/* isnan, isinf, isfinite, and signbit (the sign bit of the encoding); NULL for another name. */
+static LLVMValueRef fp_class(const expander *x, const char *name) {
+  LLVMValueRef v = arg(x, 0), c;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef magnitude = intrinsic(x, "llvm.fabs", &v, 1), inf = ir_const_real(t, __builtin_inf());
+  if (!strcmp(name, "isnan")) c = LLVMBuildFCmp(x->b, LLVMRealUNO, v, v, "");
+  else if (!strcmp(name, "isinf")) c = LLVMBuildFCmp(x->b, LLVMRealOEQ, magnitude, inf, "");
+  else if (!strcmp(name, "isfinite")) c = LLVMBuildFCmp(x->b, LLVMRealOLT, magnitude, inf, "");
+  else if (!strcmp(name, "signbit")) {
+    LLVMTypeRef it = ir_int_shaped(t, ir_scalar_bits(t));
+    c = LLVMBuildICmp(x->b, LLVMIntSLT, LLVMBuildBitCast(x->b, v, it, ""), ir_const_int(it, 0), "");
+  } else return NULL;
+  return truth(x, c);
 }
 
 /* hadd(a, b) = (a + b) >> 1 and rhadd(a, b) = (a + b + 1) >> 1 without overflow: the halves
@@ -268,6 +288,10 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
   if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
   if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);
+  if (n == 1 && LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(arg(x, 0)))) != LLVMIntegerTypeKind) {
+    LLVMValueRef r = fp_class(x, name);
+    if (r) return r;
+  }
   if ((!strcmp(name, "any") || !strcmp(name, "all")) && n == 1) return any_all(x, name[1] == 'l');
   for (size_t i = 0; i < sizeof comparisons / sizeof comparisons[0]; i++)
     if (!strcmp(name, comparisons[i].name) && n == 2) return compare(x, comparisons[i].pred);

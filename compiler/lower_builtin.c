@@ -325,24 +325,6 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
   return NULL;
 }
 
-static LLVMValueRef relational(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
-  LLVMValueRef x = arg(L, call, 0, uniform), c;
-  LLVMValueRef inf = fconst(x, __builtin_inf());
-  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
-  if (!strcmp(bi->name, "isnan")) c = LLVMBuildFCmp(L->b, LLVMRealUNO, x, x, "");
-  else if (!strcmp(bi->name, "isinf")) c = LLVMBuildFCmp(L->b, LLVMRealOEQ, ax, inf, "");
-  else if (!strcmp(bi->name, "isfinite")) c = LLVMBuildFCmp(L->b, LLVMRealOLT, ax, inf, "");
-  else { /* signbit: the sign bit of the IEEE encoding */
-    LLVMTypeRef t = LLVMTypeOf(x), e = lw_width(t) > 1 || LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
-    LLVMTypeRef ie = LLVMIntTypeInContext(L->c, LLVMGetTypeKind(e) == LLVMDoubleTypeKind ? 64 : 32);
-    LLVMTypeRef it = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(ie, LLVMGetVectorSize(t)) : ie;
-    c = LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildBitCast(L->b, x, it, ""), LLVMConstNull(it), "");
-  }
-  LLVMTypeRef to = uniform ? LLVMTypeOf(call) : lw_vtype(L, LLVMTypeOf(call));
-  /* OpenCL: scalar true is 1, vector true is -1 */
-  return lw_width(LLVMTypeOf(call)) == 1 ? LLVMBuildZExt(L->b, c, to, "") : LLVMBuildSExt(L->b, c, to, "");
-}
-
 /* ---- atomics: one atomicrmw per active lane, in lane order, or one for the group ---- */
 
 static LLVMAtomicRMWBinOp atomic_op(const char *n, int u, int *ok) {
@@ -539,7 +521,6 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
   case BI_BARRIER: case BI_FENCE: return NULL;
   case BI_MATH: return math(L, call, bi, uniform);
   case BI_INTEGER: return integer(L, call, bi, uniform);
-  case BI_RELATIONAL: return relational(L, call, bi, uniform);
   case BI_ATOMIC: return atomic(L, call, bi);
   case BI_PRINTF: return print(L, call);
   case BI_SUB_GROUP: {

@@ -115,9 +115,10 @@ const kcase kcases[] = {
              G(F32, 1024, 0, 0)),
     CASE_TOL(math_transcendental, 5e-5, R1(1024, 64), 3, G(F32, 1024, 0.1, 4),
              G(F32, 1024, -3, 3), G(F32, 1024, 0, 0)),
-    {"math_more", R1(1024, 64), 6, {G(F32, 1024, -4, 4), G(F32, 1024, -4, 4),
+    {"math_more", R1(1024, 64), 7, {G(F32, 1024, -4, 4), G(F32, 1024, -4, 4),
      G(I32, 1024, -3, 3), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0),
-     G(F32, 12 * 1024, 0, 0)}, oracle_math_more, 2e-6, .not_c = true}, /* vector components */
+     G(F32, 12 * 1024, 0, 0), G(I32, 6 * 1024, 0, 0)}, oracle_math_more, 2e-6,
+     .not_c = true}, /* vector components */
     {"sub_groups", R1(1000, 40), 4, {G(I32, 1000, -100, 100), G(F32, 1000, -1, 1),
      G(I32, 13 * 1000, 0, 0), G(F32, 3 * 1000, 0, 0)}, oracle_sub_groups, 0, .not_c = true,
      .per_warp = true}, /* sub-groups are warps */

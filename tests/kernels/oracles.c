@@ -751,6 +751,11 @@ void oracle_math_more(kio *io) {
     bits[0] = bits_of(magnitude(1, (float)x, (float)y));
     bits[1] = bits_of(magnitude(0, (float)x, (float)y));
     bits[2] = bits_of(fract_ref(x3));
+    int32_t *classes = OUT(int32_t, 6) + 6 * i;
+    classes[0] = !!isnan(x3) + 2 * !!isinf(x3) + 4 * !!isfinite(x3) + 8 * !!signbit(x3);
+    float c4[4] = {x3, -x3, x3 - x3, 1.0f / x3};
+    for (int e = 0; e < 4; e++) classes[1 + e] = -!!isnan(c4[e]) - 2 * !!isinf(c4[e]);
+    classes[5] = !!signbit((double)x3) + 2 * !!isinf((double)x3) + 4 * !!signbit(x3 - x3);
     bits[3] = bits_of(whole);
     bits[4] = bits_of(nextafterf((float)x, (float)y));
     bits[5] = bits_of(nextafterf(0.0f, (float)y));
