@@ -128,20 +128,20 @@ static const math_entry *math_find(const char *name) {
   return NULL;
 }
 
+/* Elements first .. first+n-1 of v; those past v's end are poison. */
 static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned n) {
+  unsigned size = LLVMGetVectorSize(LLVMTypeOf(v));
   LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
-  for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, first + i);
+  for (unsigned i = 0; i < n; i++)
+    m[i] = first + i < size ? lw_const_i32(L, first + i) : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
 }
 
 /* result[first .. first+w) = piece, the rest kept. */
 static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, unsigned first) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(result)), w = LLVMGetVectorSize(LLVMTypeOf(piece));
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n), wide = piece;
-  if (w != n) { /* piece widened to n, the elements past w poison */
-    for (unsigned i = 0; i < n; i++) m[i] = i < w ? lw_const_i32(L, i) : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
-    wide = LLVMBuildShuffleVector(L->b, piece, LLVMGetPoison(LLVMTypeOf(piece)), LLVMConstVector(m, n), "");
-  }
+  LLVMValueRef wide = w == n ? piece : subvector(L, piece, 0, n); /* poison past w */
+  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
   return LLVMBuildShuffleVector(L->b, result, wide, LLVMConstVector(m, n), "");
 }
