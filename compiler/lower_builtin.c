@@ -286,7 +286,7 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
   return libmvec(L, m->target, a, m->nargs);
 }
 
-/* ---- integers, conversions, relations ---- */
+/* ---- integers ---- */
 
 /* mul_hi: the high half of the full product, in twice the width (i128 for long). */
 static LLVMValueRef mul_hi(lower *L, LLVMValueRef x, LLVMValueRef y, int u) {
