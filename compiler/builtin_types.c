@@ -80,6 +80,12 @@ static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_ty
   return LLVMVectorType(scalar_type(c, v->code), v->width);
 }
 
+LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real) {
+  if (LLVMTypeOf(a) == real) return a;
+  if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) return LLVMBuildLoad2(b, real, a, "");
+  return LLVMBuildBitCast(b, a, real, "");
+}
+
 /* Each call of fn with the restored types: its arguments bitcast to them, its result back. */
 static void rewrite_calls(LLVMValueRef fn, LLVMValueRef to, LLVMBuilderRef b) {
   LLVMTypeRef ft = LLVMGlobalGetValueType(fn), nt = LLVMGlobalGetValueType(to);
@@ -92,13 +98,7 @@ static void rewrite_calls(LLVMValueRef fn, LLVMValueRef to, LLVMBuilderRef b) {
     if (!LLVMIsACallInst(call) || LLVMGetCalledValue(call) != fn) continue;
     LLVMPositionBuilderBefore(b, call);
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call)); /* for its line in errors */
-    for (unsigned i = 0; i < np; i++) {
-      LLVMValueRef a = LLVMGetOperand(call, i);
-      if (LLVMTypeOf(a) == real[i]) args[i] = a;
-      else if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) /* byval */
-        args[i] = LLVMBuildLoad2(b, real[i], a, "");
-      else args[i] = LLVMBuildBitCast(b, a, real[i], "");
-    }
+    for (unsigned i = 0; i < np; i++) args[i] = ir_passed_as(b, LLVMGetOperand(call, i), real[i]);
     LLVMValueRef r = LLVMBuildCall2(b, nt, to, args, np, "");
     if (LLVMGetTypeKind(LLVMGetReturnType(ft)) != LLVMVoidTypeKind)
       LLVMReplaceAllUsesWith(call, LLVMGetReturnType(ft) == LLVMGetReturnType(nt)

@@ -208,6 +208,9 @@ void builtin_types_restore(LLVMModuleRef m);
 /* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
  * struct, a builtin's float8), or NULL. */
 LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
+/* Argument a, as the x86-64 calling convention passed it (as it is, in memory through a byval
+ * pointer, or as a scalar of the same bits), in its real type. */
+LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);
 
 /* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
 #include "kernel.h"

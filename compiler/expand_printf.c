@@ -74,14 +74,13 @@ static LLVMValueRef vector_arg(LLVMBuilderRef b, LLVMValueRef call, unsigned i, 
   LLVMTypeRef t = LLVMTypeOf(a), e = element_type(LLVMGetTypeContext(t), c);
   if (!e) return NULL;
   LLVMAttributeRef byval = LLVMGetCallSiteEnumAttribute(call, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
-  if (byval) a = LLVMBuildLoad2(b, t = LLVMGetTypeAttributeValue(byval), a, "");
+  if (byval) t = LLVMGetTypeAttributeValue(byval);
   if (LLVMGetTypeKind(t) == LLVMPointerTypeKind || LLVMGetTypeKind(t) == LLVMStructTypeKind)
     return NULL;
   unsigned bits = ir_is_vector(t) ? LLVMGetVectorSize(t) * ir_scalar_bits(t) : ir_scalar_bits(t);
   unsigned n = bits / ir_scalar_bits(e);
   if (n < c->width || n * ir_scalar_bits(e) != bits) return NULL;
-  LLVMTypeRef vt = LLVMVectorType(e, n);
-  return t == vt ? a : LLVMBuildBitCast(b, a, vt, "");
+  return ir_passed_as(b, a, LLVMVectorType(e, n));
 }
 
 /* Appends conversion c for each element of vector arg: the same flags, width and precision,
