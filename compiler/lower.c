@@ -359,22 +359,20 @@ static int uses_kept(LLVMValueRef i, const ptrmap *kept) {
 /* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
  * the block computes after them. The rest runs in order, lane group by lane group. */
 static void emit_body(lower *L, LLVMBasicBlockRef bb) {
-  unsigned n = cfg_instrs(bb);
-  LLVMValueRef *seg = ARENA_NEW(L->a, LLVMValueRef, n);
-  char *done = ARENA_NEW(L->a, char, n);
-  int wrote = 0, k = 0, ns = 0;
-  ptrmap kept;
+  LLVMValueRef *seg = ARENA_NEW(L->a, LLVMValueRef, cfg_instrs(bb));
+  int wrote = 0, ns = 0;
+  ptrmap kept; /* the instructions (phis apart) that were not hoisted */
   ptrmap_init(L->a, &kept, 16);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i), k++) {
-    if (is_uniform_inst(L, i) && !LLVMIsAPHINode(i) && lw_is_hoistable(i, wrote) && !uses_kept(i, &kept))
-      lw_inst_uniform(L, i), done[k] = 1;
-    else if (!LLVMIsAPHINode(i))
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsAPHINode(i)) continue;
+    if (is_uniform_inst(L, i) && lw_is_hoistable(i, wrote) && !uses_kept(i, &kept))
+      lw_inst_uniform(L, i);
+    else
       ptrmap_put(L->a, &kept, i, i);
     wrote |= lw_writes_memory(i) && !is_barrier_call(i);
   }
-  k = 0;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i), k++) {
-    if (done[k] || LLVMIsAPHINode(i) || is_barrier_call(i)) continue;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i)) {
+    if (!ptrmap_get(&kept, i) || is_barrier_call(i)) continue;
     if (is_uniform_inst(L, i)) {
       emit_segment(L, seg, ns), ns = 0;
       lw_inst_uniform(L, i);

@@ -41,7 +41,7 @@ typedef enum argspec_init {
 /* One parsed --arg. `path` points into the text that was parsed, which must outlive it. */
 typedef struct argspec {
   argspec_kind kind;
-  weft_type type;     /* the scalar or element type; never WEFT_OTHER */
+  weft_type type;     /* the scalar or element type; WEFT_OTHER for a STRUCT only */
   unsigned nvalues;   /* SCALAR: values given (1, or a vector's width); FILL: 1; STRUCT: fields */
   size_t count;       /* BUFFER, LOCAL: elements; STRUCT: bytes, with the padding at the end */
   argspec_init init;  /* BUFFER */
