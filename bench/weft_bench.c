@@ -24,6 +24,7 @@ typedef struct bench_opts {
   const char *policy, *only;
   const char *split_order; /* mp, mp-orec: NULL for the default */
   unsigned max_splits;
+  unsigned settle; /* FIRST_CHILD: ms between weft_context_create and the build */
 } bench_opts;
 
 static double now_ms(void) {
@@ -204,8 +205,8 @@ static weft_job k50_job(weft_context *ctx, weft_program **p, k50_data *d) {
 }
 
 /* Build and first launch of k50 in a new context: from the context's creation when `settle` is
- * 0, else after the context has existed for `settle` ms (its clang-19 has started by then, as
- * in a host that sets up before it builds). */
+ * 0, else after the context has existed for `settle` ms (clang has loaded by then, as in a host
+ * that sets up before it builds). */
 static double first_launch(const weft_options *wo, unsigned settle) {
   weft_context *ctx;
   weft_program *p;
@@ -223,44 +224,52 @@ static double first_launch(const weft_options *wo, unsigned settle) {
   return ms;
 }
 
-/* The first launch as a host program's very first build sees it: in a process of its own (this
- * program again, with FIRST_CHILD), where nothing of LLVM has run yet. The time is from
- * weft_context_create; the process's start, which loads LLVM, comes before. */
+/* The first launch as a host program's first build sees it: in a process of its own (this
+ * program again, with FIRST_CHILD), where nothing of LLVM or clang has run yet. Returns what
+ * the child measured (from weft_context_create, or after `settle` ms), and in *whole the time
+ * from starting the process to its exit. */
 #define FIRST_CHILD "--first-launch-child"
-static double fresh_first_launch(const weft_options *wo) {
+static double fresh_first_launch(const weft_options *wo, unsigned settle, double *whole) {
   char self[4096] = "", cmd[4400];
   if (readlink("/proc/self/exe", self, sizeof self - 1) < 0) return -1;
-  snprintf(cmd, sizeof cmd, "'%s' " FIRST_CHILD " --threads %u --warp %u --lanes %u", self,
-           wo->threads, wo->warp, wo->lanes);
+  snprintf(cmd, sizeof cmd, "'%s' " FIRST_CHILD " --threads %u --warp %u --lanes %u --settle %u",
+           self, wo->threads, wo->warp, wo->lanes, settle);
+  double t0 = now_ms(), ms = -1;
   FILE *f = popen(cmd, "r");
-  double ms = -1;
   if (!f || fscanf(f, "%lf", &ms) != 1) ms = -1;
   if (f) pclose(f);
+  *whole = now_ms() - t0;
   return ms;
+}
+
+static void print_launch(const char *what, const char *how, double *t, unsigned n, int failed) {
+  if (failed) printf("%-28s %10s %10s     (%s: it did not run)\n", what, "", "-", how);
+  else printf("%-28s %10s %10.2f ms  (%s)\n", what, "", median(t, n), how);
 }
 
 /* First launch of a 50-line kernel (clang, lowering, JIT, launch), and what a repeated launch
  * of it adds over the kernel's own run time, measured on a one-warp NDRange. */
 static void bench_launch(weft_context *ctx, const bench_opts *o) {
   weft_options wo = weft_context_options(ctx);
-  double *t = calloc(o->runs * 10, sizeof *t);
-  for (unsigned r = 0; r < o->runs; r++) t[r] = first_launch(&wo, 200);
-  printf("%-28s %10s %10.2f ms  (clang + lowering + JIT + launch, clang started)\n",
-         "first launch, 50-line kernel", "", median(t, o->runs));
-  for (unsigned r = 0; r < o->runs; r++) t[r] = first_launch(&wo, 0);
-  printf("%-28s %10s %10.2f ms  (the same from weft_context_create)\n", "", "",
-         median(t, o->runs));
+  unsigned n = o->runs;
+  double *t = calloc(n * 10, sizeof *t), *whole = calloc(n, sizeof *whole);
   int failed = 0;
-  for (unsigned r = 0; r < o->runs; r++) failed |= (t[r] = fresh_first_launch(&wo)) < 0;
-  if (failed) printf("%-28s %10s %10s     (the same in a new process: it did not run)\n", "", "", "-");
-  else printf("%-28s %10s %10.2f ms  (the same in a new process)\n", "", "", median(t, o->runs));
+  for (unsigned r = 0; r < n; r++) failed |= (t[r] = fresh_first_launch(&wo, 0, &whole[r])) < 0;
+  print_launch("first launch, 50-line kernel", "clang + lowering + JIT + launch, new process, "
+               "from weft_context_create", t, n, failed);
+  print_launch("", "the same, from the process's start to its exit", whole, n, failed);
+  failed = 0;
+  for (unsigned r = 0; r < n; r++) failed |= (t[r] = fresh_first_launch(&wo, 200, &whole[r])) < 0;
+  print_launch("", "the same, 200 ms after weft_context_create: clang loaded", t, n, failed);
+  for (unsigned r = 0; r < n; r++) t[r] = first_launch(&wo, 0);
+  print_launch("", "a new context's build in a process that has built before", t, n, 0);
   weft_program *p;
   k50_data d;
   weft_job j = k50_job(ctx, &p, &d);
-  for (unsigned r = 0; r < o->runs * 10; r++) t[r] = time_weft(ctx, &j);
+  for (unsigned r = 0; r < n * 10; r++) t[r] = time_weft(ctx, &j);
   printf("%-28s %10s %10.3f ms  (one warp: launch overhead + a tiny run)\n", "repeated launch",
-         "", median(t, o->runs * 10));
-  free(t);
+         "", median(t, n * 10));
+  free(t), free(whole);
   weft_kernel_release(j.k), weft_program_release(p);
 }
 
@@ -274,16 +283,17 @@ static int parse(int argc, char **argv, bench_opts *o) {
     else if (!strcmp(argv[i], "--only")) o->only = argv[i + 1];
     else if (!strcmp(argv[i], "--split-order")) o->split_order = argv[i + 1];
     else if (!strcmp(argv[i], "--max-splits")) o->max_splits = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--settle")) o->settle = (unsigned)atoi(argv[i + 1]);
     else return 0;
   }
   return (argc % 2) && o->threads >= 1 && o->threads <= 256 && o->runs >= 1;
 }
 
 int main(int argc, char **argv) {
-  bench_opts o = {2, 7, 0, 0, "stack", NULL, NULL, 0};
+  bench_opts o = {2, 7, 0, 0, "stack", NULL, NULL, 0, 0};
   if (argc > 1 && !strcmp(argv[1], FIRST_CHILD) && parse(argc - 1, argv + 1, &o)) {
     weft_options wo = {.threads = o.threads, .warp = o.warp, .lanes = o.lanes};
-    printf("%.3f\n", first_launch(&wo, 0));
+    printf("%.3f\n", first_launch(&wo, o.settle));
     return 0;
   }
   if (!parse(argc, argv, &o)) {

@@ -21,7 +21,6 @@ struct weft_context {
   int avx512;
   unsigned programs_built; /* names each program's symbols apart in the one JIT */
   weft_program *cache;     /* built programs, for builds of the same source again */
-  frontend_clang *clang;   /* started ahead of the next build; NULL when none runs */
   char *error;
 };
 
@@ -125,19 +124,18 @@ weft_status weft_context_create(const weft_options *options, weft_context **out)
   o.policy = ctx->policy;
   ctx->opts = o;
   char *err = NULL;
-  ctx->clang = frontend_prestart(); /* starts up while the JIT does */
   if ((st = runtime_create(&o, &ctx->rt)) || (st = jit_create(&ctx->jit, &err))) {
     free(err);
     weft_context_release(ctx);
     return st;
   }
+  cc1_start(); /* after jit_create, whose dlopen of libmvec would wait for clang's */
   *out = ctx;
   return WEFT_SUCCESS;
 }
 
 void weft_context_release(weft_context *ctx) {
   if (!ctx) return;
-  frontend_discard(ctx->clang);
   jit_release(ctx->jit);
   runtime_release(ctx->rt);
   free(ctx->error);
@@ -266,19 +264,12 @@ void debug_dump(const char *stage, LLVMModuleRef m) {
   LLVMDisposeMessage(text);
 }
 
-/* The whole of a kernel file, or NULL when it cannot be read (the front end then says why).
- * *text_ok: it has no NUL byte, so that it can be handed on as a string. */
-static char *read_file(const char *path, int *text_ok) {
-  char *text = NULL;
+/* The whole of a kernel file, for the cache key; NULL when it cannot be read (the front end
+ * then says why) or holds a NUL byte (a string would not be all of it). */
+static char *read_file(const char *path) {
   size_t len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  FILE *m = open_memstream(&text, &len);
-  char buf[65536];
-  for (size_t n; m && (n = fread(buf, 1, sizeof buf, f)) > 0;) fwrite(buf, 1, n, m);
-  fclose(f);
-  if (m) fclose(m);
-  *text_ok = text && strlen(text) == len;
+  char *text = frontend_read_file(path, &len);
+  if (text && strlen(text) != len) free(text), text = NULL;
   return text;
 }
 
@@ -305,8 +296,8 @@ static double debug_time(const char *phase, double since) {
   return now;
 }
 
-/* The first build in a process warms up code generation while clang-19 starts up: on the
- * thread that waits for clang, then on the JIT's other compile threads (jit_warm_up). In a new
+/* The first build in a process warms up code generation while clang works: on the thread that
+ * waits for clang, then on the JIT's other compile threads (jit_warm_up). In a new
  * process, bench/k50.cl's largest compile unit took 51 ms to generate without it and 28 ms with
  * it; with each thread's heap warmed too, the back end takes 35 ms instead of 50. */
 static void warm_up(void *arg) {
@@ -319,8 +310,7 @@ static void warm_up(void *arg) {
 }
 
 static weft_status compile(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
-  int text_ok = 0;
-  char *file_text = source ? NULL : read_file(path, &text_ok);
+  char *file_text = source ? NULL : read_file(path);
   char *key = cache_key(path, source ? source : file_text, opts);
   weft_program *cached = cache_find(ctx, key);
   if (cached) {
@@ -337,8 +327,7 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   char *err = NULL;
   double t = debug_time(NULL, 0);
   frontend_idle idle = {warm_up, ctx};
-  weft_status st = frontend_compile(llvm, path, source, text_ok ? file_text : NULL, opts,
-                                    &ctx->clang, &idle, &fr);
+  weft_status st = frontend_compile(llvm, path, source, opts, &idle, &fr);
   free(file_text);
   if (st) {
     err = fr.log ? fr.log : strdup("weft: the front end failed");
@@ -366,14 +355,10 @@ fail:
   return set_error_msg(ctx, st, err ? err : strdup("weft: build failed"));
 }
 
-/* After a build that used the context's prestarted clang, the next one starts, so that the
- * next build does not wait for clang's start-up either. */
 static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
   if (!ctx || !path || !out) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name") : WEFT_ERROR_INVALID_VALUE;
   *out = NULL;
-  weft_status st = compile(ctx, path, source, opts, out);
-  if (!ctx->clang && !ctx->opts.build_once) ctx->clang = frontend_prestart();
-  return st;
+  return compile(ctx, path, source, opts, out);
 }
 
 weft_status weft_program_build_file(weft_context *ctx, const char *path, const char *build_options, weft_program **out) {

@@ -36,29 +36,29 @@ typedef struct frontend_result {
   LLVMModuleRef module; /* NULL on failure */
   char *log;            /* clang's diagnostics or weft's message; malloc'd, may be NULL */
 } frontend_result;
-/* A clang-19 started ahead of a build, waiting for its source on stdin. Most of what clang
- * takes for a small kernel is its own start-up (loading and relocating libLLVM and libclang-cpp:
- * about 85 ms on a 2-core VM), which a context pays while its host does something else.
- * NULL when it cannot start; builds then start their own. */
-typedef struct frontend_clang frontend_clang;
-frontend_clang *frontend_prestart(void);
-void frontend_discard(frontend_clang *c); /* stops it; NULL is fine */
 /* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 and
  * canonicalizes it: helpers inlined into kernels, values promoted to SSA, CFG simplified without
- * if-conversion, clang's baseline target attributes removed. Uses the prestarted clang *ready
- * (and sets *ready to NULL) unless the build has options or includes files (ready may be NULL).
- * file_text: when building the file `path`, its text as the caller read it, which is what the
- * prestarted clang gets (NULL: a clang of its own reads the file). idle, when not NULL, runs on
- * this thread while clang works, if clang is still in its start-up. */
+ * if-conversion, clang's baseline target attributes removed. idle, when not NULL, runs on this
+ * thread while clang works. */
 typedef struct frontend_idle {
   void (*fn)(void *arg);
   void *arg;
 } frontend_idle;
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *file_text, const char *options, frontend_clang **ready,
-                             const frontend_idle *idle, frontend_result *out);
+                             const char *options, const frontend_idle *idle, frontend_result *out);
+char *frontend_read_fd(int fd, size_t *len); /* to its end; malloc'd, NUL-terminated, or NULL */
+char *frontend_read_file(const char *path, size_t *len); /* the same for a file */
+int frontend_text_fd(const char *text);      /* a memfd holding text, at its start; -1 */
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
+
+/* --- cc1.c: clang's cc1 inside this process --- */
+void cc1_start(void); /* loads it on a thread of its own, once per process */
+/* Compiles the file `path`, or `text` (NULL: the file) with `options`, running idle meanwhile.
+ * Returns 0 with *bitcode (NULL when clang failed) and *log (its diagnostics), or -1 when cc1
+ * cannot run in this process or the options need clang's driver. */
+int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
+                char **bitcode, size_t *len, char **log);
 
 /* --- cfg.c: the control-flow graph in PC order --- */
 typedef struct cfg_block {

@@ -5,7 +5,12 @@
  * and are launched over an NDRange with typed arguments.
  *
  * Threading: a weft_context and everything created from it may be used by one host thread at a
- * time; different contexts are independent and may be used from different threads at once. */
+ * time; different contexts are independent and may be used from different threads at once.
+ *
+ * Building runs clang-19's compiler (cc1) inside the process: the first weft_context_create
+ * loads it on a thread of its own, and each compile runs on a thread whose file descriptors are
+ * its own, so that clang's output never reaches the host's stdout or stderr. With WEFT_CLANG
+ * set, or where clang cannot be loaded, builds run clang-19 as a child process instead. */
 #ifndef WEFT_H
 #define WEFT_H
 
@@ -47,10 +52,6 @@ typedef struct weft_options {
   const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
   unsigned max_splits;     /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
                               split that finds them all taken waits for one to end; 0: W */
-  /* A context keeps one clang-19 started ahead of its next build (from its creation, and again
-   * after each build), so that a build does not wait for clang's start-up (most of a small
-   * kernel's build time). 1: the host builds one program, so nothing is started after it. */
-  int build_once;
 } weft_options;
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);

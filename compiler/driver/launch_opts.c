@@ -157,7 +157,6 @@ static int parse_options(launch *l) {
     return 2;
   w->policy = o->value[O_POLICY];
   w->split_order = o->value[O_SPLIT_ORDER];
-  w->build_once = 1; /* no clang kept running while the kernel runs and is timed */
   char why[256];
   if (weft_options_check(w, why, sizeof why)) return fail(2, "%s: %s", cmd->name, why);
   if (p->repeat == 0) return fail(2, "%s: --repeat must be at least 1", cmd->name);
