@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int cc1_main_fn(const char *const *argv, size_t argc, const char *argv0, void *main_addr);
@@ -236,7 +237,8 @@ static atomic_int leaving;
  * not find a compile running. */
 static void load(void) {
   double t = rt_now_ms();
-  if (!atomic_load(&leaving)) load_clang();
+  if (atomic_load(&leaving)) return;
+  load_clang();
   if (debug_wants("time"))
     fprintf(stderr, "weft: %-12s %7.2f ms%s\n", "clang load", rt_now_ms() - t,
             cc1_main ? "" : " (failed: builds run clang-19 as a process)");
@@ -252,23 +254,31 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
   return rc;
 }
 
-static pthread_t loader;
+static atomic_int loading; /* the loader has yet to finish */
+static pid_t loader_pid;
 
 static void *load_in_background(void *unused) {
   (void)unused;
   pthread_once(&load_once, load);
+  atomic_store(&loading, 0);
   return NULL;
 }
 
 /* At exit, before libLLVM's static destructors: a load in progress ends first, one not begun
- * never begins. */
+ * never begins. A child forked meanwhile has no loader to wait for. (Polled: a condition
+ * variable, or pthread_once under ThreadSanitizer, would be left held in such a child.) */
 static void wait_for_loader(void) {
   atomic_store(&leaving, 1);
-  pthread_join(loader, NULL);
+  while (getpid() == loader_pid && atomic_load(&loading))
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
 static void start_loading(void) {
-  if (start_thread(&loader, load_in_background, NULL) == 0) atexit(wait_for_loader);
+  pthread_t t;
+  loader_pid = getpid();
+  atomic_store(&loading, 1);
+  if (start_thread(&t, load_in_background, NULL) != 0) atomic_store(&loading, 0);
+  else pthread_detach(t), atexit(wait_for_loader);
 }
 
 void cc1_start(void) {
@@ -284,10 +294,6 @@ typedef struct cc1_job {
   int ran;
 } cc1_job;
 
-static char *read_back(int fd, size_t *len) {
-  return lseek(fd, 0, SEEK_SET) == 0 ? frontend_read_fd(fd, len) : NULL;
-}
-
 /* One compile, on a thread of its own; its file table, and the memfds in it, end with it. */
 static void *compile_job(void *arg) {
   cc1_job *j = arg;
@@ -300,8 +306,8 @@ static void *compile_job(void *arg) {
     return NULL;
   int failed = run_cc1(j->path, j->text != NULL, j->options);
   size_t loglen;
-  j->bitcode = failed ? NULL : read_back(out, &j->len);
-  j->log = read_back(err, &loglen);
+  j->bitcode = failed ? NULL : frontend_read_back(out, &j->len);
+  j->log = frontend_read_back(err, &loglen);
   j->ran = 1;
   return NULL;
 }

@@ -62,6 +62,10 @@ char *frontend_read_fd(int fd, size_t *len) {
   return NULL;
 }
 
+char *frontend_read_back(int fd, size_t *len) {
+  return lseek(fd, 0, SEEK_SET) == 0 ? frontend_read_fd(fd, len) : NULL;
+}
+
 char *frontend_read_file(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   char *text = fd >= 0 ? frontend_read_fd(fd, len) : NULL;
@@ -113,7 +117,7 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     size_t loglen;
-    *log = lseek(err, 0, SEEK_SET) == 0 ? frontend_read_fd(err, &loglen) : NULL;
+    *log = frontend_read_back(err, &loglen);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (bitcode && *len == 0))
       free(bitcode), bitcode = NULL;
   }

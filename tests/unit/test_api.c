@@ -625,8 +625,9 @@ static void buffers_end_at_a_guard_page(void **state) {
 
 /* A host may exit at any moment after weft_context_create, while clang loads in the background
  * (about 20-80 ms): exit waits for the load, whose libraries' constructors must not meet their
- * destructors. Each child is this program again, which creates a context, sleeps, and exits
- * without releasing it. */
+ * destructors. A child forked meanwhile exits at once. Each run is this program again, which
+ * creates a context, sleeps, and exits without releasing it, or forks and waits for a child that
+ * exits. */
 #define CREATE_AND_EXIT "--create-and-exit"
 static void exit_while_clang_loads(void **state) {
   (void)state;
@@ -636,22 +637,29 @@ static void exit_while_clang_loads(void **state) {
     char delay[16];
     snprintf(delay, sizeof delay, "%d", ms);
     pid_t pid = fork();
-    if (pid == 0) execl(self, self, CREATE_AND_EXIT, delay, (char *)NULL), _exit(127);
+    if (pid == 0) execl(self, self, CREATE_AND_EXIT, delay, ms % 4 ? "fork" : "exit", (char *)NULL), _exit(127);
     int status = -1;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("exit after %d ms: status %#x", ms, status);
   }
 }
 
-static int create_and_exit(const char *ms) {
+static int create_and_exit(const char *ms, const char *how) {
   weft_context *ctx;
   if (weft_context_create(NULL, &ctx)) return 3;
   usleep((useconds_t)atoi(ms) * 1000);
+  if (!strcmp(how, "fork")) {
+    pid_t child = fork();
+    if (child == 0) exit(0);
+    int status = -1;
+    alarm(20); /* a child that hangs in exit fails the test instead of hanging it */
+    if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) exit(4);
+  }
   exit(0);
 }
 
 int main(int argc, char **argv) {
-  if (argc == 3 && !strcmp(argv[1], CREATE_AND_EXIT)) return create_and_exit(argv[2]);
+  if (argc == 4 && !strcmp(argv[1], CREATE_AND_EXIT)) return create_and_exit(argv[2], argv[3]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(exit_while_clang_loads),
       cmocka_unit_test(same_source_is_built_once),
