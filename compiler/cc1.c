@@ -2,9 +2,10 @@
  *
  * Starting clang-19 as a process takes 80-140 ms on this project's 2-core VMs, nearly all of it
  * the dynamic loader relocating libLLVM and libclang-cpp (557,838 relocations) and the page
- * faults that come with it; compiling a small kernel takes 5 ms more. weft's process has an LLVM
- * already, so loading libclang-cpp into it (about 22 ms, once per process, on a thread of its own
- * from the first context's creation) leaves the compile.
+ * faults that come with it; compiling a small kernel takes 5 ms more (25 ms for a process's
+ * first). weft's process has its libLLVM relocated already, so loading libclang-cpp into it
+ * (about 22 ms, once per process, on a thread of its own from the first context's creation)
+ * leaves the compile.
  *
  * libclang-cpp exports only C++. clang's cc1 entry is in the clang executable:
  *   int cc1_main(llvm::ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr)

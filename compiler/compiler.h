@@ -46,10 +46,10 @@ typedef struct frontend_idle {
 } frontend_idle;
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
                              const char *options, const frontend_idle *idle, frontend_result *out);
-char *frontend_read_fd(int fd, size_t *len); /* to its end; malloc'd, NUL-terminated, or NULL */
+char *frontend_read_fd(int fd, size_t *len);            /* to its end; malloc'd, NUL-ended; NULL */
 char *frontend_read_back(int fd, size_t *len);          /* the same from the file's start */
 char *frontend_read_file(const char *path, size_t *len); /* the same for a file */
-int frontend_text_fd(const char *text);      /* a memfd holding text, at its start; -1 */
+int frontend_text_fd(const char *text);                  /* a memfd holding text, at its start; -1 */
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 
