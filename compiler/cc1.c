@@ -200,7 +200,7 @@ static int cc1_takes(const char *options) {
 
 /* Runs cc1 on `path` (with_stdin: the source is on fd 0, named `path`), writing the bitcode to
  * fd 1 and the diagnostics to fd 2 of this thread's own table. Returns cc1's exit status. */
-static int run_cc1(const char *path, int with_stdin, char *options) {
+static int run_cc1(const char *path, int with_stdin, const char *const *user, int nuser) {
   const char *argv[N_DRIVER_ARGS + MAX_USER_ARGS + 16];
   char cwd[PATH_MAX + 32] = "-fdebug-compilation-dir=", include[sizeof resource_dir + 16];
   size_t argc = 0;
@@ -211,8 +211,7 @@ static int run_cc1(const char *path, int with_stdin, char *options) {
   snprintf(include, sizeof include, "%s/include", resource_dir);
   argv[argc++] = "-resource-dir", argv[argc++] = resource_dir;
   argv[argc++] = "-internal-isystem", argv[argc++] = include;
-  for (char *t = strtok(options, " \t"); t && argc < N_DRIVER_ARGS + MAX_USER_ARGS; t = strtok(NULL, " \t"))
-    argv[argc++] = t;
+  for (int i = 0; i < nuser; i++) argv[argc++] = user[i];
   const char *tail[] = {"-o", "-", "-x", "cl", with_stdin ? "-" : path};
   for (size_t i = 0; i < 5; i++) argv[argc++] = tail[i];
   pthread_mutex_lock(&one_compile);
@@ -289,7 +288,8 @@ void cc1_start(void) {
 
 typedef struct cc1_job {
   const char *path, *text;
-  char *options; /* split in place */
+  const char *user[MAX_USER_ARGS]; /* the build options, split */
+  int nuser;
   char *bitcode, *log;
   size_t len;
   int ran;
@@ -305,7 +305,7 @@ static void *compile_job(void *arg) {
   if (!cc1_main || out < 0 || err < 0 || (j->text && in < 0) || dup2(out, 1) != 1 ||
       dup2(err, 2) != 2 || (j->text && dup2(in, 0) != 0))
     return NULL;
-  int failed = run_cc1(j->path, j->text != NULL, j->options);
+  int failed = run_cc1(j->path, j->text != NULL, j->user, j->nuser);
   size_t loglen;
   j->bitcode = failed ? NULL : frontend_read_back(out, &j->len);
   j->log = frontend_read_back(err, &loglen);
@@ -316,12 +316,14 @@ static void *compile_job(void *arg) {
 int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
                 char **bitcode, size_t *len, char **log) {
   if (process_wanted() || !cc1_takes(options)) return -1;
-  cc1_job j = {path, text, strdup(options ? options : ""), NULL, NULL, 0, 0};
+  cc1_job j = {.path = path, .text = text};
+  char *split = strdup(options ? options : "");
   pthread_t t;
-  int started = j.options && start_thread(&t, compile_job, &j) == 0;
+  int started = split && (j.nuser = frontend_split_options(split, j.user, MAX_USER_ARGS)) >= 0 &&
+                start_thread(&t, compile_job, &j) == 0;
   if (started && idle) idle->fn(idle->arg);
   if (started) pthread_join(t, NULL);
-  free(j.options);
+  free(split);
   if (!j.ran) return -1;
   *bitcode = j.bitcode, *len = j.len, *log = j.log;
   return 0;

@@ -50,6 +50,9 @@ char *frontend_read_fd(int fd, size_t *len);            /* to its end; malloc'd,
 char *frontend_read_back(int fd, size_t *len);          /* the same from the file's start */
 char *frontend_read_file(const char *path, size_t *len); /* the same for a file */
 int frontend_text_fd(const char *text);                  /* a memfd holding text, at its start; -1 */
+/* Splits build options at spaces, in place, into argv (no quoting: OpenCL build options have
+ * none). Returns how many, or -1 when there are more than max. */
+int frontend_split_options(char *options, const char **argv, int max);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 

@@ -73,6 +73,16 @@ char *frontend_read_file(const char *path, size_t *len) {
   return text;
 }
 
+int frontend_split_options(char *options, const char **argv, int max) {
+  int n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(options, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    if (n == max) return -1;
+    argv[n++] = t;
+  }
+  return n;
+}
+
 static const char *clang_path(void) {
   const char *p = getenv("WEFT_CLANG");
   return p && *p ? p : WEFT_CLANG_PATH;
@@ -84,16 +94,21 @@ static const char *clang_path(void) {
 static char *run_clang_process(const char *input, int in_fd, const char *options,
                                const frontend_idle *idle, size_t *len, char **log) {
   char *opts = strdup(options ? options : "");
-  char *argv[64] = {(char *)clang_path(), "-x", "cl", "-cl-std=CL1.2",
-                    "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
-                    "-O0", "-Xclang", "-disable-O0-optnone", "-gline-tables-only",
-                    "-fno-color-diagnostics", "-cl-kernel-arg-info", "-Wno-psabi", "-emit-llvm",
-                    "-c", "-o", "-"};
+  const char *argv[64] = {clang_path(), "-x", "cl", "-cl-std=CL1.2",
+                          "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
+                          "-O0", "-Xclang", "-disable-O0-optnone", "-gline-tables-only",
+                          "-fno-color-diagnostics", "-cl-kernel-arg-info", "-Wno-psabi", "-emit-llvm",
+                          "-c", "-o", "-"};
   int argc = 0, out[2] = {-1, -1}, err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
   while (argv[argc]) argc++;
-  for (char *t = strtok(opts ? opts : "", " \t"); t && argc < 62; t = strtok(NULL, " \t"))
-    argv[argc++] = t;
-  argv[argc++] = (char *)input;
+  int users = opts ? frontend_split_options(opts, argv + argc, 62 - argc) : -1;
+  if (users < 0) {
+    free(opts);
+    if (err >= 0) close(err);
+    return *log = strdup("weft: too many build options (or no memory for them)"), NULL;
+  }
+  argc += users;
+  argv[argc++] = input;
   pid_t pid;
   int rc = err < 0 || pipe2(out, O_CLOEXEC) != 0 ? errno : 0;
   if (!rc) {
@@ -102,7 +117,7 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
     if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, err, 2);
-    rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(out[1]);
   }

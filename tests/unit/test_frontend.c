@@ -79,6 +79,19 @@ static void options_the_driver_must_translate_go_to_a_process(void **state) {
   assert_same_module("scaled.cl", scaled, "-DSCALE=1 -DOFFSET=0 -cl-uniform-work-group-size");
 }
 
+/* More build options than a command line here takes are refused by name, not cut short. */
+static void too_many_options_are_refused(void **state) {
+  (void)state;
+  char opts[2048] = "";
+  for (int i = 0; i < 70; i++) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "-DX%d ", i);
+  LLVMContextRef c = LLVMContextCreate();
+  frontend_result fr;
+  assert_int_equal(frontend_compile(c, "scaled.cl", scaled, opts, NULL, &fr), WEFT_ERROR_BUILD);
+  assert_non_null(strstr(fr.log, "too many build options"));
+  free(fr.log);
+  LLVMContextDispose(c);
+}
+
 /* A diagnostic reaches the log with the file's name and line; the host's fd 2 stays its own,
  * and hears nothing. */
 static void diagnostics_go_to_the_log_not_the_host(void **state) {
@@ -151,6 +164,7 @@ int main(void) {
       cmocka_unit_test(cc1_runs_in_this_process),
       cmocka_unit_test(both_ways_give_the_same_module),
       cmocka_unit_test(options_the_driver_must_translate_go_to_a_process),
+      cmocka_unit_test(too_many_options_are_refused),
       cmocka_unit_test(diagnostics_go_to_the_log_not_the_host),
       cmocka_unit_test(concurrent_builds_stay_apart),
   };
