@@ -176,7 +176,7 @@ static const char *const driver_args[] = {
 
 /* Build options that the driver hands to cc1 as they are (-D, -U, -I with their value joined or
  * next, warnings, the OpenCL options that need no translation). Others go to a clang-19 process. */
-static int cc1_takes(const char *options) {
+static int cc1_takes(const char *const *user, int n) {
   static const char *const prefixes[] = {"-D", "-U", "-I", "-W", "-cl-std="};
   static const char *const whole[] = {"-w", "-cl-fast-relaxed-math", "-cl-mad-enable",
                                       "-cl-finite-math-only", "-cl-no-signed-zeros",
@@ -184,16 +184,14 @@ static int cc1_takes(const char *options) {
                                       "-cl-single-precision-constant", "-cl-strict-aliasing",
                                       "-cl-kernel-arg-info"};
   int value_next = 0;
-  for (const char *t = options; t && *(t += strspn(t, " \t"));) {
-    size_t n = strcspn(t, " \t");
+  for (int k = 0; k < n; k++) {
+    const char *t = user[k];
     int ok = value_next && *t != '-';
-    value_next = n == 2 && (!strncmp(t, "-D", 2) || !strncmp(t, "-U", 2) || !strncmp(t, "-I", 2));
+    value_next = !strcmp(t, "-D") || !strcmp(t, "-U") || !strcmp(t, "-I");
     for (size_t i = 0; !ok && i < sizeof prefixes / sizeof *prefixes; i++)
-      ok = !strncmp(t, prefixes[i], strlen(prefixes[i])) && !memchr(t, ',', n);
-    for (size_t i = 0; !ok && i < sizeof whole / sizeof *whole; i++)
-      ok = strlen(whole[i]) == n && !strncmp(t, whole[i], n);
+      ok = !strncmp(t, prefixes[i], strlen(prefixes[i])) && !strchr(t, ',');
+    for (size_t i = 0; !ok && i < sizeof whole / sizeof *whole; i++) ok = !strcmp(t, whole[i]);
     if (!ok) return 0;
-    t += n;
   }
   return !value_next;
 }
@@ -315,12 +313,12 @@ static void *compile_job(void *arg) {
 
 int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
                 char **bitcode, size_t *len, char **log) {
-  if (process_wanted() || !cc1_takes(options)) return -1;
+  if (process_wanted()) return -1;
   cc1_job j = {.path = path, .text = text};
   char *split = strdup(options ? options : "");
   pthread_t t;
   int started = split && (j.nuser = frontend_split_options(split, j.user, MAX_USER_ARGS)) >= 0 &&
-                start_thread(&t, compile_job, &j) == 0;
+                cc1_takes(j.user, j.nuser) && start_thread(&t, compile_job, &j) == 0;
   if (started && idle) idle->fn(idle->arg);
   if (started) pthread_join(t, NULL);
   free(split);
