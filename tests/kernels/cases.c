@@ -1,4 +1,4 @@
-/* The kernel suite's table: one row per tests/kernels/NAME.cl, and the helpers that fill a
+/* The kernel suite's table, kcases[] from the rows of cases.def, and the helpers that fill a
  * case's buffers (splitmix64 seeded by the case's name and the parameter's position, so a
  * failure reproduces exactly) and compare results with the oracle's. */
 #include "cases.h"
@@ -19,115 +19,17 @@
 #define V(T, v) {KP_VALUE, WEFT_##T, 1, KI_RAND, v, v}
 #define L(T, n) {KP_LOCAL, WEFT_##T, n, KI_RAND, 0, 0}
 /* NDRanges */
-#define R1(g, l) 1, {g, 1, 1}, {l, 1, 1}
-#define R2(gx, gy, lx, ly) 2, {gx, gy, 1}, {lx, ly, 1}
-#define R3(gx, gy, gz, lx, ly, lz) 3, {gx, gy, gz}, {lx, ly, lz}
-#define CASE(name, range, n, ...) \
-  {#name, range, n, {__VA_ARGS__}, oracle_##name, 0, false, false, false, false}
-#define CASE_TOL(name, tol, range, n, ...) \
-  {#name, range, n, {__VA_ARGS__}, oracle_##name, tol, false, false, false, false}
+#define R1(g, l) .dims = 1, .global = {g, 1, 1}, .local = {l, 1, 1}
+#define R2(gx, gy, lx, ly) .dims = 2, .global = {gx, gy, 1}, .local = {lx, ly, 1}
+#define R3(gx, gy, gz, lx, ly, lz) .dims = 3, .global = {gx, gy, gz}, .local = {lx, ly, lz}
+#define OPTIONS(...) __VA_ARGS__
+#define KERNEL(k, options, range, ...)                                                 \
+  {.name = #k, range, .params = {__VA_ARGS__},                                           \
+   .nparams = sizeof((kparam[]){__VA_ARGS__}) / sizeof(kparam), .oracle = oracle_##k, \
+   OPTIONS options},
 
 const kcase kcases[] = {
-    /* control flow */
-    CASE(if_else, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 1024, 0, 0)),
-    CASE(nested_if, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 1024, 0, 0)),
-    CASE(if_no_else, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 1024, -1000, 1000)),
-    CASE(loop_divergent_trip, R1(1024, 64), 2, G(I32, 1024, 0, 40), G(I32, 1024, 0, 0)),
-    CASE(loop_break, R1(1024, 64), 4, G(I32, 1024, 0, 1000), V(I32, 980), V(I32, 1024),
-         G(I32, 1024, 0, 0)),
-    CASE(loop_continue, R1(1024, 64), 2, G(I32, 1024, 0, 255), G(I32, 1024, 0, 0)),
-    CASE(early_return, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 1024, -1000, 1000)),
-    CASE(int_indexes, R1(1024, 64), 3, G(I32, 1025, -1000, 1000), G(I32, 1024, 0, 0),
-         G(I32, 1024, 0, 0)),
-    CASE(packed_after_return, R1(1024, 64), 3, G(I32, 1024, -100, 100),
-         G(I32, 1024, -1000, 1000), V(I32, 0)),
-    CASE(switch_fallthrough, R1(1024, 64), 2, G(I32, 1024, 0, 100), G(I32, 1024, 0, 0)),
-    {"uniform_branch", R1(1024, 64), 3, {G(I32, 1024, -100, 100), V(I32, 1), G(I32, 1024, 0, 0)},
-     oracle_uniform_branch, 0, false, .uniform = true},
-    CASE(varying_branch, R1(512, 64), 1, G(I32, 512, 0, 0)),
-    CASE(loop_in_divergent, R1(1024, 64), 2, G(I32, 1024, 0, 10000), G(I32, 1024, 0, 0)),
-    CASE(gcd_while, R1(1024, 64), 3, G(U32, 1024, 0, 100000), G(U32, 1024, 1, 100000),
-         G(U32, 1024, 0, 0)),
-    CASE(nested_loops_break, R1(512, 64), 2, G(I32, 512, 0, 300), G(I32, 512, 0, 0)),
-    CASE(function_calls, R1(1024, 64), 2, G(I32, 1024, -20, 150), G(I32, 1024, 0, 0)),
-    CASE(uniform_loop_divergent_body, R1(1024, 64), 3, G(I32, 1024, 0, 1000), V(I32, 20),
-         G(I32, 1024, 0, 0)),
-    CASE(loop_ulong, R1(1024, 64), 2, G(U64, 1024, 1, 1000000), G(U32, 1024, 0, 0)),
-    CASE(short_circuit, R1(1024, 64), 3, G(I32, 1024, -50, 50), G(I32, 1024, 0, 0),
-         G(I32, 1, 0, 0)),
-    CASE(odd_local_size, R1(120, 24), 2, G(I32, 120, 0, 100), G(I32, 120, 0, 0)),
-    /* __local memory, barriers, atomics */
-    CASE(barrier_local_static, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 16, 0, 0)),
-    CASE(barrier_local_arg, R1(1024, 128), 3, G(I32, 1024, -100, 100), G(I32, 1024, 0, 0),
-         L(I32, 128)),
-    {"barrier_divergent", R1(1024, 64), 3, {G(I32, 1024, -100, 100), G(I32, 1024, 0, 0),
-     L(I32, 64)}, oracle_barrier_divergent, 0, false, .divergent_barrier = true},
-    CASE(address_after_barrier, R1(1024, 64), 2, G(I32, 1, 0, 16), G(I32, 1024 + 16, 0, 0)),
-    CASE(parts, R1(2048, 64), 4, G(I32, 2048, -1000, 1000), G(I32, 2048, 0, 0),
-         G(F32, 2048, 0, 0), L(I32, 64)),
-    CASE(parts_uniform, R1(2048, 128), 3, G(I32, 2048, 0, 1000), G(I32, 2048, 0, 0), V(I32, 5)),
-    CASE(parts_static_local, R1(2048, 64), 2, G(I32, 2048, 0, 1000), G(I32, 2048, 0, 0)),
-    CASE(prefix_sum, R1(512, 128), 3, G(I32, 512, -100, 100), G(I32, 512, 0, 0), L(I32, 128)),
-    CASE(atomics_global, R1(2048, 64), 4, G(I32, 2048, -1000, 1000), G(I32, 16, 0, 0),
-         G(I32, 6, 0, 0), G(U32, 1, 0, 0)),
-    CASE(atomics_unsigned, R1(1024, 64), 3, GBITS(U32, 1024), GBITS(U32, 2 + 2 * 16), L(U32, 2)),
-    CASE(atomic_tickets, R1(2048, 64), 3, G(I32, 2048, -1000, 1000), G(I32, 3 * 2048, 0, 0),
-         G(I32, 3, 0, 0)),
-    CASE(atomics_local, R1(4096, 1024), 4, G(I32, 4096, 0, 100), G(I32, 33, 0, 0), L(I32, 32),
-         L(I32, 1)),
-    CASE(transpose_tile, R2(32, 24, 8, 8), 4, G(F32, 768, -1, 1), G(F32, 768, 0, 0), V(I32, 32),
-         V(I32, 24)),
-    /* types */
-    CASE(types_char, R1(1024, 64), 4, GBITS(I8, 1024), GBITS(U8, 1024), G(I8, 1024, 0, 0),
-         G(U8, 1024, 0, 0)),
-    CASE(types_short, R1(1024, 64), 4, GBITS(I16, 1024), GBITS(U16, 1024), G(I16, 1024, 0, 0),
-         G(U16, 1024, 0, 0)),
-    CASE(types_long, R1(1024, 64), 4, G(I64, 1024, -1e12, 1e12), GBITS(U64, 1024),
-         G(I64, 1024, 0, 0), G(U64, 1024, 0, 0)),
-    CASE(types_uint, R1(1024, 64), 3, GBITS(U32, 1024), GBITS(U32, 1024), G(U32, 1024, 0, 0)),
-    CASE_TOL(types_float, 1e-6, R1(1024, 64), 3, G(F32, 1024, -2, 2), G(F32, 1024, -2, 2),
-             G(F32, 1024, 0, 0)),
-    CASE_TOL(types_double, 1e-12, R1(1024, 64), 4, G(F64, 1024, -2, 2), G(F64, 1024, -2, 2),
-             G(F64, 1024, 0, 0), G(F32, 1024, 0, 0)),
-    CASE(int_mul_hi, R1(1024, 64), 7, GBITS(I32, 1024), GBITS(U32, 1024), GBITS(I64, 1024),
-         G(U32, 2048, 0, 0), G(I32, 1024, 0, 0), G(U32, 1024, 0, 0), G(I64, 1024, 0, 0)),
-    CASE(int_builtins, R1(1024, 64), 3, G(I32, 1024, -50, 50), C(I32, 1024, -50, 50),
-         G(I32, 1024, 0, 0)),
-    /* memory */
-    CASE(uniform_after_store, R1(1024, 64), 4, G(I32, 16, 0, 0), G(I32, 1024, 0, 0), V(I32, 7),
-         V(I32, 0)),
-    CASE(pointer_arith, R1(1024, 64), 3, G(I32, 4096, -100, 100), G(I32, 1024, 0, 0), V(I32, 4)),
-    CASE(scatter_gather, R1(1024, 64), 4, GPERM(I32, 1024), G(F32, 1024, -10, 10),
-         G(F32, 1024, 0, 0), G(I32, 1024, 0, 0)),
-    /* float4 and math */
-    CASE_TOL(float4_arith, 1e-5, R1(1024, 64), 4, G(F32, 4096, -1, 1), G(F32, 4096, -1, 1),
-             G(F32, 4096, 0, 0), G(F32, 1024, 0, 0)),
-    {"common_builtins", R1(1024, 64), 5, {G(F32, 4096, -1, 1), G(I32, 1024, -1e9, 1e9),
-     GBITS(U32, 1024), G(F32, 15 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0)},
-     oracle_common_builtins, 0, .not_c = true}, /* vector literals and components */
-    {"conversions", R1(1024, 64), 8, {G(F32, 1024, -3e9, 3e9), G(F64, 1024, -1e5, 1e5),
-     GBITS(I32, 1024), GBITS(I64, 1024), G(I32, 20 * 1024, 0, 0), G(I64, 4 * 1024, 0, 0),
-     G(F32, 8 * 1024, 0, 0), G(U16, 8 * 1024, 0, 0)},
-     oracle_conversions, 0, .not_c = true}, /* vector literals and components */
-    {"float4_swizzle", R1(1024, 64), 2, {G(F32, 4096, -1, 1), G(F32, 4096, 0, 0)},
-     oracle_float4_swizzle, 1e-6, .not_c = true}, /* components, a vector literal */
-    CASE_TOL(math_basic, 1e-5, R1(1024, 64), 3, G(F32, 1024, -2, 2), G(F32, 1024, -2, 2),
-             G(F32, 1024, 0, 0)),
-    CASE_TOL(math_transcendental, 5e-5, R1(1024, 64), 3, G(F32, 1024, 0.1, 4),
-             G(F32, 1024, -3, 3), G(F32, 1024, 0, 0)),
-    {"math_more", R1(1024, 64), 7, {G(F32, 1024, -4, 4), G(F32, 1024, -4, 4),
-     G(I32, 1024, -3, 3), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0),
-     G(F32, 12 * 1024, 0, 0), G(I32, 6 * 1024, 0, 0)}, oracle_math_more, 2e-6,
-     .not_c = true}, /* vector components */
-    {"sub_groups", R1(1000, 40), 4, {G(I32, 1000, -100, 100), G(F32, 1000, -1, 1),
-     G(I32, 13 * 1000, 0, 0), G(F32, 3 * 1000, 0, 0)}, oracle_sub_groups, 0, .not_c = true,
-     .per_warp = true}, /* sub-groups are warps */
-    /* NDRanges */
-    CASE(ndrange_2d, R2(64, 48, 8, 6), 2, G(I32, 64 * 48, 0, 0), G(I32, 4, 0, 0)),
-    CASE(ndrange_3d, R3(16, 8, 6, 4, 4, 2), 1, G(I32, 16 * 8 * 6, 0, 0)),
-    {"dynamic_index", R3(16, 8, 8, 4, 4, 2), 7, {G(F32, 4 * 1024, -8, 8), G(I32, 8 * 1024, -1000, 1000),
-     G(I32, 1024, 0, 1023), G(F32, 4 * 1024, 0, 0), G(I32, 8 * 1024, 0, 0), G(I32, 1024, 0, 0),
-     V(I32, 6)}, oracle_dynamic_index, 0, .not_c = true}, /* vector elements */
+#include "cases.def"
 };
 const unsigned nkcases = sizeof kcases / sizeof *kcases;
 

@@ -1,6 +1,6 @@
 /* The end-to-end kernel suite's cases: for each kernel in tests/kernels/NAME.cl, its NDRange,
  * its parameters with how to fill them, and its oracle, a plain C function that computes the
- * expected buffers from the same inputs.
+ * expected buffers from the same inputs. The rows are in cases.def.
  *
  * Shared by run_kernels.c (runs each case through weft.h under many W, G, threads and
  * policies) and test_oracles.c (runs each kernel's own source compiled as C, one thread per

@@ -1,9 +1,9 @@
 /* Just enough OpenCL C, as C macros and functions, to compile the suite's kernels as plain C
  * and run them one thread per work-item (test_oracles.c): a second, independent reading of each
  * kernel's source to check the oracles against. Kernels that use vector components (.x,
- * swizzles, vector literals) are not C and are marked not_c in cases.c; kernels_as_c.c makes
- * __local mean static around the ones with static __local arrays. Kernel sources use only the
- * __-prefixed address-space words, which are defined away here. */
+ * swizzles, vector literals) are not C and are marked not_c in cases.def; the generated
+ * kernels_as_c.c makes __local mean static around the ones with static __local arrays. Kernel
+ * sources use only the __-prefixed address-space words, which are defined away here. */
 #ifndef WEFT_CL_AS_C_H
 #define WEFT_CL_AS_C_H
 

@@ -1,4 +1,4 @@
-/* The end-to-end kernel suite: every case of cases.c built and launched through weft.h, under
+/* The end-to-end kernel suite: every case of cases.def built and launched through weft.h, under
  * every policy, warp width W, lane-group width G (G <= W) and worker count of the matrix, and
  * every buffer compared with the case's oracle.
  *
