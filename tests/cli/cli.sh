@@ -1,0 +1,182 @@
+#!/bin/sh
+# The `weft` command-line tests: one function test_NAME per test, which ctest runs as NAME
+# (tests/CMakeLists.txt registers every test_NAME of this file).
+#
+#     sh tests/cli/cli.sh WEFT SOURCE_DIR WORK_DIR [NAME...]
+#
+# runs the named tests, or all of them, each in a subshell with its own empty directory
+# WORK_DIR/NAME ($dir), and prints `ok NAME` or `FAIL NAME` with what was expected and the
+# output. A test runs weft with the `weft` function below and checks the result with expect_*;
+# anything else it checks ends in `|| fail MESSAGE`.
+
+WEFT=$1 SRC=$2 WORK=$3
+shift 3
+samples=$SRC/samples
+vadd=$samples/vector_add.cl
+
+# ---- helpers ----
+
+# weft ARGS...: runs the weft under test; its stdout and stderr go to $out, its exit code to
+# $status.
+weft() {
+  status=0
+  "$WEFT" "$@" >"$out" 2>&1 || status=$?
+}
+
+fail() {
+  echo "$name: $*"
+  echo "---- output ----"
+  cat "$out"
+  exit 1
+}
+
+expect_status() { [ "$status" = "$1" ] || fail "exit code $status, expected $1"; }
+expect_failure() { [ "$status" != 0 ] || fail "exit code 0, expected a failure"; }
+
+# A line of the output matches the extended regular expression $1.
+expect_line() { grep -Eq -e "$1" "$out" || fail "no line matches: $1"; }
+
+# The whole output matches the Perl regular expression $1, where `.` matches newlines too and
+# `^` is the start of the output (what ctest's PASS_REGULAR_EXPRESSION does).
+expect_output() { grep -Pzq -e "(?s)$1" "$out" || fail "the output does not match: $1"; }
+
+# The kernel stopped at a buffer's guard page with a message and exit 1, not a heap corruption
+# or a silent exit 0.
+expect_memory_fault() {
+  expect_status 1
+  expect_output "kernel '[a-z]+' stopped with a memory fault: it accessed memory outside its buffers"
+}
+
+# ---- `weft run` on each sample with its // weft-run: defaults ----
+
+run_sample() {
+  weft run "$samples/$1.cl"
+  expect_status 0
+}
+test_run_sample_vector_add() { run_sample vector_add; }
+test_run_sample_mandelbrot() { run_sample mandelbrot; }
+test_run_sample_nested_divergence() { run_sample nested_divergence; }
+test_run_sample_loop_break() { run_sample loop_break; }
+test_run_sample_sphere_trace() { run_sample sphere_trace; }
+test_run_sample_histogram() { run_sample histogram; }
+test_run_sample_warp_vote() { run_sample warp_vote; }
+
+# warp_vote: the voted loop computes what the per-lane one does, without a divergent branch
+test_run_warp_vote() {
+  weft run "$samples/warp_vote.cl" -k per_lane --out 1="$dir/a"
+  expect_status 0
+  expect_line 'divergent branches +[1-9]'
+  weft run "$samples/warp_vote.cl" --out 1="$dir/b"
+  expect_status 0
+  expect_line 'divergent branches +0$'
+  cmp "$dir/a" "$dir/b" || fail "the voted loop and the per-lane one wrote different results"
+}
+
+# ---- `weft run`: its error messages ----
+
+test_run_error_count() {
+  weft run "$vadd" --arg 'f32[4]=zero'
+  expect_failure
+}
+
+test_run_error_count_message() {
+  weft run "$vadd" --arg 'f32[4]=zero'
+  expect_output "kernel 'vector_add' has 3 parameters \(0: [^)]* a, 1: [^)]* b, 2: [^)]* c\) but 1 --arg was given"
+}
+
+test_run_error_kind() {
+  weft run "$vadd" --arg f32:1 --arg 'f32[4]=zero' --arg 'f32[4]=zero'
+  expect_output "--arg 0 'f32:1': gives a value \(TYPE:VALUE\) but parameter 0 'a'"
+}
+
+test_run_error_max_splits() {
+  weft run "$vadd" --policy mp --max-splits 1
+  expect_output "max splits must be 0 \(no bound\) or at least 2, not 1"
+}
+
+test_run_error_spec() {
+  weft run "$vadd" --arg 'float[4]=zero'
+  expect_output "--arg 0 'float\[4\]=zero'[^:]*: unknown type 'float'"
+}
+
+# the mp options and the split stats
+test_run_mp_options() {
+  weft run "$samples/sphere_trace.cl" -g 64,32 -l 32,8 --arg 'f32[2048]=zero' --arg i32:64 \
+    --arg i32:32 --arg i32:64 --policy mp-orec --split-order lowest-pc --max-splits 2 --warp 8 \
+    --stats
+  expect_output 'split order lowest-pc, max splits 2\).*early reconvergences +[0-9]+\n.*splits per warp +max [0-9]+, average [0-9.]+\n.*table entries +split table max 2, reconvergence table max [1-9]'
+}
+
+# an --out that cannot be written fails the run (exit 1) but loses neither the other --out nor
+# the stats
+test_run_out_unwritable() {
+  weft run "$vadd" -g 64 -l 32 --arg 'f32[64]=iota' --arg 'f32[64]=iota' --arg 'f32[64]=zero' \
+    --out 0=/nonexistent/a.bin --out 2="$dir/c.bin" --stats-json "$dir/s.json"
+  expect_status 1
+  [ "$(wc -c <"$dir/c.bin")" = 256 ] || fail "the other --out, c.bin, is not 256 bytes"
+  grep -q '"kernel": "vector_add"' "$dir/s.json" || fail "the stats JSON does not name the kernel"
+}
+
+# a kernel that runs past a buffer too small for the NDRange: a __global one; a __local one
+test_run_error_global_overrun() {
+  weft run "$samples/mandelbrot.cl" -g 32,8 -l 32,8 --arg 'u32[16]=zero' --arg i32:32 \
+    --arg i32:8 --arg i32:10
+  expect_memory_fault
+}
+
+test_run_error_local_overrun() {
+  weft run "$samples/histogram.cl" -g 1024 -l 256 --arg 'u32[1024]=rand:7' --arg u32:1024 \
+    --arg u32:5000 --arg 'u32[5000]=zero' --arg 'local:u32[100]'
+  expect_memory_fault
+}
+
+# ---- `weft run`: a struct passed by value ----
+
+# its fields as C lays them out (c + a*i + s + b, a negated in odd work-items' own copies)
+test_run_struct_arg() {
+  { "$WEFT" run "$SRC/tests/cli/struct_arg.cl" -g 4 --arg 'i32[4]=zero' \
+      --arg '{i8:2,i32:3,i16:-4,i64:1000}' --out 0=/dev/stdout | od -An -td4; } >"$out" 2>&1
+  expect_output '^ +998 +995 +1004 +989\n'
+}
+
+# a struct of the wrong size, named
+test_run_error_struct_size() {
+  weft run "$SRC/tests/cli/struct_arg.cl" -g 4 --arg 'i32[4]=zero' --arg '{i8:2,i32:3,i64:1000}'
+  expect_output "gives a struct of 16 bytes but parameter 1 'p' \(params\) has 24"
+}
+
+# ---- `weft run`: the back end for work-groups that are not x-aligned ----
+
+# A build compiles its kernels for x-aligned work-groups (G divides x, or one row) only; the
+# variant for the others is built once, at the first launch that needs it: $2 builds of it in
+# 3 launches with local size $1.
+variant_builds() {
+  export WEFT_DEBUG=time
+  weft run "$SRC/tests/kernels/ndrange_2d.cl" -g 64,48 -l "$1" --lanes 4 --repeat 3 \
+    --arg 'i32[3072]=zero' --arg 'i32[4]=zero'
+  expect_status 0
+  builds=$(grep -c 'back end for work-groups not x-aligned' "$out")
+  [ "$builds" = "$2" ] || fail "$builds builds of the variant, expected $2"
+}
+test_run_variant_aligned() { variant_builds 8,6 0; }
+test_run_variant_unaligned() { variant_builds 2,6 1; }
+
+# ---- running ----
+
+[ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")
+failed=0
+for name; do
+  dir=$WORK/$name
+  out=$dir/output
+  rm -rf "$dir" && mkdir -p "$dir" || exit 1
+  if ! command -v "test_$name" >/dev/null; then
+    echo "FAIL $name: no such test in $0"
+    failed=1
+  elif (: >"$out" && "test_$name"); then
+    echo "ok   $name"
+  else
+    echo "FAIL $name"
+    failed=1
+  fi
+done
+exit $failed
