@@ -4,7 +4,7 @@
  * program frees its code.
  * Generated code calls nothing of weft's: it needs libm (scalar math of uniform values) from
  * the process and glibc's libmvec (vector math), loaded here by path, because linking with
- * -lmvec does not make the executable depend on it (notes/toolchain.md). */
+ * -lmvec does not make the executable depend on it (compiler/toolchain.md, section 3). */
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>

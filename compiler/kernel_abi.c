@@ -346,7 +346,7 @@ static LLVMValueRef create_run_fn(LLVMModuleRef m, const char *name, int part) {
   LLVMValueRef f = LLVMAddFunction(m, part ? part_name : name,
                                    LLVMFunctionType(LLVMInt32TypeInContext(c), &ptr, 1, 0));
   free(part_name);
-  /* 512-bit vectors go to libmvec in zmm registers only with this (notes/toolchain.md) */
+  /* 512-bit vectors go to libmvec in zmm registers only with this (toolchain.md, section 3) */
   LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(c, "min-legal-vector-width", 22, "512", 3));
   return f;
