@@ -20,6 +20,7 @@ typedef struct dv_state {
   const cfg *g;
   divergence *d;
   int changed;
+  int first_pass; /* values along back edges are not reached yet */
 } dv_state;
 
 value_fact divergence_of(const divergence *d, LLVMValueRef v) {
@@ -146,7 +147,34 @@ static value_fact call_fact(const divergence *d, LLVMValueRef call) {
   return (value_fact){UNIFORM, 0};
 }
 
-static value_fact inst_fact(const divergence *d, LLVMValueRef inst) {
+static int pc_of_inst(const cfg *g, LLVMValueRef inst) {
+  return cfg_pc_of(g, LLVMGetInstructionParent(inst));
+}
+
+/* A phi whose incoming values are all uniform is uniform; all lane-affine with one stride (a
+ * uniform one counting as stride 0), lane-affine: the lanes that run its block together all came
+ * along one edge (a phi that merges lanes from different edges is made varying by the sync
+ * dependence rule), so each lane group holds one incoming value's lanes. That keeps a
+ * grid-stride loop's `i += get_global_size(0)` lane-affine, its accesses packed. In the first
+ * pass, values not yet reached (along a back edge) are left out; they join in the next pass. */
+static value_fact phi_fact(const dv_state *s, LLVMValueRef phi) {
+  int pc = pc_of_inst(s->g, phi), any = 0;
+  value_fact f = {UNIFORM, 0};
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++) {
+    LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+    if (s->first_pass && LLVMIsAInstruction(v) && pc_of_inst(s->g, v) >= pc) continue;
+    value_fact x = divergence_of(s->d, v);
+    if (x.shape == VARYING) return varying();
+    if (any && (x.shape == AFFINE ? x.stride : 0) != (f.shape == AFFINE ? f.stride : 0))
+      return varying();
+    if (x.shape == AFFINE) f = x;
+    any = 1;
+  }
+  return f;
+}
+
+static value_fact inst_fact(const dv_state *s, LLVMValueRef inst) {
+  const divergence *d = s->d;
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   switch (op) {
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAShr: case LLVMLShr:
@@ -165,11 +193,7 @@ static value_fact inst_fact(const divergence *d, LLVMValueRef inst) {
   case LLVMAtomicRMW: case LLVMAtomicCmpXchg: return varying();
   case LLVMLoad: return divergence_of(d, LLVMGetOperand(inst, 0)).shape == UNIFORM
                             ? (value_fact){UNIFORM, 0} : varying();
-  case LLVMPHI: {
-    for (unsigned i = 0; i < LLVMCountIncoming(inst); i++)
-      if (divergence_of(d, LLVMGetIncomingValue(inst, i)).shape != UNIFORM) return varying();
-    return (value_fact){UNIFORM, 0};
-  }
+  case LLVMPHI: return phi_fact(s, inst);
   default: return join_operands(d, inst);
   }
 }
@@ -198,10 +222,6 @@ static void region_of(const cfg *g, int dpc, unsigned char *region, int *stack) 
   }
 }
 
-static int pc_of_inst(const cfg *g, LLVMValueRef inst) {
-  return cfg_pc_of(g, LLVMGetInstructionParent(inst));
-}
-
 /* The sync-dependence and temporal-divergence rules for one varying branch D. */
 static void control_rules(dv_state *s, int dpc, const unsigned char *region) {
   const cfg *g = s->g;
@@ -226,14 +246,14 @@ static void control_rules(dv_state *s, int dpc, const unsigned char *region) {
 static void flow_facts(dv_state *s) {
   for (int pc = 0; pc < s->g->nblocks; pc++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(s->g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) set_fact(s, i, inst_fact(s->d, i));
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) set_fact(s, i, inst_fact(s, i));
 }
 
 divergence *divergence_compute(weft_arena *a, const cfg *g) {
   divergence *d = ARENA_NEW(a, divergence, 1);
   ptrmap_init(a, &d->facts, 256);
   d->varying_branch = ARENA_NEW(a, char, g->nblocks);
-  dv_state s = {a, g, d, 1};
+  dv_state s = {a, g, d, 1, 1};
   unsigned char *region = ARENA_NEW(a, unsigned char, g->nblocks);
   int edges = 0;
   for (int pc = 0; pc < g->nblocks; pc++) edges += g->blocks[pc].nsuccs;
@@ -248,6 +268,7 @@ divergence *divergence_compute(weft_arena *a, const cfg *g) {
       region_of(g, pc, region, stack);
       control_rules(&s, pc, region);
     }
+    s.first_pass = 0;
   }
   return d;
 }
