@@ -62,6 +62,19 @@ void oracle_loop_break(kio *io) {
   }
 }
 
+/* Sums in the kernel's order, so that the floats agree exactly; j = k * i before step k. */
+void oracle_grid_stride(kio *io) {
+  uint32_t n = VAL(uint32_t, 4);
+  for (size_t i = 0; i < N(io); i++) {
+    float s = 0.0f;
+    for (size_t x = i; x < n; x += N(io)) s += IN(float, 0)[x];
+    OUT(float, 1)[i] = s;
+    int acc = 0;
+    for (uint32_t k = 0; k < 8; k++) acc += IN(int32_t, 2)[(k * (uint32_t)i) % 512u];
+    OUT(int32_t, 3)[i] = acc;
+  }
+}
+
 void oracle_loop_continue(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int x = IN(int32_t, 0)[i], sum = 0;

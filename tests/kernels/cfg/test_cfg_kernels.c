@@ -241,6 +241,31 @@ static void int_and_uint_indexes_are_affine(void **s) {
   run_free(&r);
 }
 
+/* ../grid_stride.cl: the index phi of a grid-stride loop (i = gid; i += gs) is lane-affine, and
+ * so is the address of in[i]: its loads are packed, not gathered. j's phi, which starts uniform
+ * and steps by gid, is varying. */
+static void grid_stride_index_is_affine(void **s) {
+  (void)s;
+  char args[1200];
+  snprintf(args, sizeof args, "'%s/../grid_stride.cl' --divergence", cfg_dir);
+  run r = weft_cfg(args);
+  assert_int_equal(r.status, 0);
+  int phis = 0, affine = 0;
+  for (const char *line = r.out; *line;) {
+    const char *eol = strchr(line, '\n');
+    int len = eol ? (int)(eol - line) : (int)strlen(line);
+    if (memmem(line, (size_t)len, "= phi i32", 9)) {
+      phis++;
+      affine += !strncmp(line, "  affine (+1) ", 14);
+    }
+    line += len + (eol != NULL);
+  }
+  assert_int_equal(phis, 5); /* i, k, j, acc and acc after its loop */
+  assert_int_equal(affine, 1);
+  assert_non_null(strstr(r.out, "  affine (+4) %"));
+  run_free(&r);
+}
+
 /* --- parts of the warp function --- */
 
 /* The cuts of one kernel's JSON object: none inside a loop (no back edge spans one). Returns
@@ -383,7 +408,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(order_mp_fig10),          cmocka_unit_test(order_collange_table2),
       cmocka_unit_test(order_collange_listing1), cmocka_unit_test(order_inverted_conditions),
   };
-  const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine)};
+  const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine),
+                                           cmocka_unit_test(grid_stride_index_is_affine)};
   const struct CMUnitTest parts[] = {
       cmocka_unit_test(long_kernel_is_cut_between_loops),
       cmocka_unit_test(static_locals_and_chains_cross_a_cut),
