@@ -154,7 +154,6 @@ void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_c
 void counters_add(run_counters *sum, const run_counters *part);
 /* The public stats of a launch of k from its summed counters. */
 void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel *k, double ms);
-void stats_print(FILE *f, const weft_stats *s);
 
 /* --- trace.c: the steps of traced warps (weft_kernel_launch_traced) --- */
 /* The trace of one launch. Only the worker that runs the traced work-group writes it, so it
