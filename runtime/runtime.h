@@ -48,7 +48,6 @@ weft_status rt_error(char *err, size_t errlen, weft_status status, const char *f
  * `, "key": 3` (a block or slot number; null when it is `none`). */
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
-const char *rt_type_name(weft_type type); /* "i32", "f64", ... */
 
 /* --- policy.c: reconvergence policies behind one table, chosen by name --- */
 /* What a policy counts for one warp slot of a worker, over all the work-groups it runs there.
