@@ -25,6 +25,9 @@
 static inline size_t rt_align64(size_t n) { return (n + 63) & ~(size_t)63; }
 /* The mask of lanes 0..n-1, n at most 64. */
 static inline uint64_t rt_first_lanes(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+/* Every lane i in mask m, lowest first: the one way to visit the active lanes of a mask. */
+#define FOR_LANES(m, i) \
+  for (uint64_t m_ = (m), i; m_ && ((i) = (uint64_t)__builtin_ctzll(m_), 1); m_ &= m_ - 1)
 /* Whether get_local_id(0) is lane-affine in every lane group of G lanes of r's work-groups: a
  * lane group holds G consecutive work-items, whose x ids are consecutive unless the group wraps
  * from one x row to the next, which a work-group of one row never does. */
