@@ -70,13 +70,13 @@ typedef struct policy_counters {
 
 /* How a policy with many runnable splits (mp, mp-orec) picks them; the others ignore it. Made
  * from weft_options' split_order and max_splits. */
-typedef enum split_order {
+typedef enum split_order_kind {
   SPLIT_RR,        /* round robin over the split table's slots, as the MP paper simulates */
   SPLIT_LOWEST_PC, /* the ready split with the smallest PC (ties: the lowest slot) */
-} split_order;
+} split_order_kind;
 
 typedef struct policy_config {
-  split_order order;
+  split_order_kind order;
   unsigned max_splits; /* runnable splits per warp, 2..W; a split past it waits (paper's Sec. 5) */
 } policy_config;
 
@@ -84,7 +84,7 @@ typedef struct policy_config {
  * warps of width warp; WEFT_ERROR_INVALID_VALUE with the reason in why for anything else. */
 weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
                                policy_config *cfg, char *why, size_t n);
-const char *split_order_name(split_order order); /* "rr", "lowest-pc" */
+const char *split_order_name(split_order_kind order); /* "rr", "lowest-pc" */
 
 /* One reconvergence policy, as QBE's struct Target: the scheduler only talks to a policy through
  * this table, so `stack`, `mp`/`mp-orec` (split + reconvergence tables, many runnable splits) and
