@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TYPE_LIST "i8 u8 i16 u16 i32 u32 i64 u64 f32 f64"
-
 static int error(char *err, size_t errsize, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -41,8 +39,12 @@ static bool is_signed(weft_type t) {
 
 static int parse_type(const char *s, size_t len, weft_type *t, char *err, size_t errsize) {
   if (argspec_type_parse(s, len, t)) return 0;
-  if (!len) return error(err, errsize, "missing type (one of " TYPE_LIST ")");
-  return error(err, errsize, "unknown type '%.*s' (one of " TYPE_LIST ")", (int)len, s);
+  char list[64] = ""; /* "i8 u8 ... f64" */
+  for (int i = WEFT_I8; i <= WEFT_F64; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " " : "",
+             weft_type_name((weft_type)i));
+  if (!len) return error(err, errsize, "missing type (one of %s)", list);
+  return error(err, errsize, "unknown type '%.*s' (one of %s)", (int)len, s, list);
 }
 
 /* ---- numbers ---- */

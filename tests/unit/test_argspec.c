@@ -118,7 +118,7 @@ static void test_scalar_errors(void **state) {
   parse_bad("i32: 1", "not an integer");
   parse_bad("f32:abc", "not a number");
   parse_bad("i32:", "missing value");
-  parse_bad("int:5", "unknown type 'int'");
+  parse_bad("int:5", "unknown type 'int' (one of i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)");
   parse_bad("int:5", "i8 u8 i16");
   parse_bad(":5", "missing type");
   parse_bad("5", "expected TYPE:VALUE");
