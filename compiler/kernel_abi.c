@@ -103,8 +103,8 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
         return WEFT_ERROR_UNSUPPORTED;
       }
     } else {
-      static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 1};
-      p->size = sizes[p->type] * (p->vector_width == 3 ? 4 : p->vector_width); /* short3: 8 */
+      size_t elem = p->type == WEFT_OTHER ? 1 : weft_type_size(p->type); /* struct*: bytes */
+      p->size = elem * (p->vector_width == 3 ? 4 : p->vector_width);      /* short3: 8 */
     }
     size_t slot = by_struct ? p->size : p->kind == WEFT_ARG_VALUE ? LLVMABISizeOfType(td, t) : 8;
     size_t align = slot >= 64 ? 64 : slot >= 32 ? 32 : slot >= 16 ? 16 : 8;

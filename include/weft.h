@@ -95,6 +95,15 @@ typedef enum weft_arg_kind {
   WEFT_ARG_LOCAL,    /* a __local buffer: only its size is given, weft allocates it */
 } weft_arg_kind;
 
+/* Bytes of one value of the type: 1, 2, 4 or 8; 0 for WEFT_OTHER and anything else. */
+WEFT_API size_t weft_type_size(weft_type type);
+/* "i8", "u8", ... "f64" (as `weft run --arg` writes types), "other" for WEFT_OTHER, "invalid
+ * type" for anything else. */
+WEFT_API const char *weft_type_name(weft_type type);
+/* The kind as a message says it: "a value", "a __global buffer", "a __constant buffer", "a
+ * __local buffer"; "an invalid kind" for anything else. */
+WEFT_API const char *weft_arg_kind_name(weft_arg_kind kind);
+
 typedef struct weft_arg_info {
   const char *name;      /* the parameter's name in the source */
   const char *type_name; /* as written, e.g. "float*" or "uint" */

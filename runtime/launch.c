@@ -78,13 +78,10 @@ weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsign
 
 /* ---- checks ---- */
 
-static size_t scalar_size(weft_type t) {
-  static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-  return (unsigned)t < WEFT_OTHER ? sizes[t] : 0;
-}
-
 /* A VALUE passed to setargs as its C type (else by pointer: vectors and WEFT_OTHER). */
-static int by_value(const weft_param *q) { return q->vector_width == 1 && scalar_size(q->type); }
+static int by_value(const weft_param *q) {
+  return q->vector_width == 1 && weft_type_size(q->type);
+}
 
 /* Bytes of a parameter's slot in the argument block. */
 static size_t slot_size(const weft_param *q) { return q->kind == WEFT_ARG_VALUE ? q->size : 8; }
@@ -93,7 +90,7 @@ static weft_status check_params(const weft_compiled_kernel *k, char *err, size_t
   for (unsigned i = 0; i < k->nparams; i++) {
     const weft_param *q = &k->params[i];
     int bad = !q->name || (unsigned)q->kind > WEFT_ARG_LOCAL || (unsigned)q->type > WEFT_OTHER ||
-              q->vector_width == 0 || (by_value(q) && q->size != scalar_size(q->type)) ||
+              q->vector_width == 0 || (by_value(q) && q->size != weft_type_size(q->type)) ||
               q->offset > k->args_size || slot_size(q) > k->args_size - q->offset;
     if (bad)
       return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE,
@@ -153,16 +150,6 @@ static weft_status check_range(const weft_ndrange *r, launch_plan *p, char *err,
   return WEFT_SUCCESS;
 }
 
-static const char *kind_name(weft_arg_kind kind) {
-  switch (kind) {
-  case WEFT_ARG_VALUE: return "a value";
-  case WEFT_ARG_GLOBAL: return "a __global buffer";
-  case WEFT_ARG_CONSTANT: return "a __constant buffer";
-  case WEFT_ARG_LOCAL: return "a __local size";
-  }
-  return "an unknown kind";
-}
-
 /* GLOBAL and CONSTANT are both buffers: either may be passed for the other, as with cl_mem. */
 static int same_kind(weft_arg_kind param, weft_arg_kind arg) {
   int pbuf = param == WEFT_ARG_GLOBAL || param == WEFT_ARG_CONSTANT;
@@ -174,8 +161,8 @@ static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a,
                              size_t errlen) {
   if (!same_kind(q->kind, a->kind))
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT, "argument %u '%s': expected %s (%s), got %s",
-                    i, q->name, kind_name(q->kind), q->type_name ? q->type_name : "?",
-                    kind_name(a->kind));
+                    i, q->name, weft_arg_kind_name(q->kind), q->type_name ? q->type_name : "?",
+                    weft_arg_kind_name(a->kind));
   if (q->kind == WEFT_ARG_LOCAL && a->size == 0)
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT, "argument %u '%s': __local size is 0", i,
                     q->name);
@@ -186,10 +173,11 @@ static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a,
   if (a->type != q->type || a->size != q->size) {
     char vec[16] = "";
     if (q->vector_width > 1) snprintf(vec, sizeof vec, "x%u", q->vector_width);
-    const char *want = q->type == WEFT_OTHER && q->type_name ? q->type_name : rt_type_name(q->type);
+    const char *want =
+        q->type == WEFT_OTHER && q->type_name ? q->type_name : weft_type_name(q->type);
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT,
                     "argument %u '%s': expected %s%s (%zu bytes), got %s (%zu bytes)", i, q->name,
-                    want, vec, q->size, rt_type_name(a->type), a->size);
+                    want, vec, q->size, weft_type_name(a->type), a->size);
   }
   if (!a->value)
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT, "argument %u '%s': no value given", i,

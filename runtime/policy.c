@@ -23,7 +23,7 @@ void policy_names(char *buf, size_t n) {
 
 static const char *const order_names[] = {[SPLIT_RR] = "rr", [SPLIT_LOWEST_PC] = "lowest-pc"};
 
-const char *split_order_name(split_order order) { return order_names[order]; }
+const char *split_order_name(split_order_kind order) { return order_names[order]; }
 
 weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
                                policy_config *cfg, char *why, size_t n) {

@@ -50,10 +50,6 @@ typedef struct pc_state {
   uint32_t stamp[WEFT_MAX_WARP]; /* the event that brought the lane to its PC */
 } pc_state;
 
-/* Every lane i in mask m, lowest first. */
-#define FOR_LANES(m, i) \
-  for (uint64_t m_ = (m), i; m_ && ((i) = (uint64_t)__builtin_ctzll(m_), 1); m_ &= m_ - 1)
-
 static uint64_t key_of(uint32_t depth, uint32_t pc) {
   return (uint64_t)(UINT32_MAX - depth) << 32 | pc;
 }

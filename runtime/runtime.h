@@ -25,6 +25,9 @@
 static inline size_t rt_align64(size_t n) { return (n + 63) & ~(size_t)63; }
 /* The mask of lanes 0..n-1, n at most 64. */
 static inline uint64_t rt_first_lanes(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+/* Every lane i in mask m, lowest first: the one way to visit the active lanes of a mask. */
+#define FOR_LANES(m, i) \
+  for (uint64_t m_ = (m), i; m_ && ((i) = (uint64_t)__builtin_ctzll(m_), 1); m_ &= m_ - 1)
 /* Whether get_local_id(0) is lane-affine in every lane group of G lanes of r's work-groups: a
  * lane group holds G consecutive work-items, whose x ids are consecutive unless the group wraps
  * from one x row to the next, which a work-group of one row never does. */
@@ -48,7 +51,6 @@ weft_status rt_error(char *err, size_t errlen, weft_status status, const char *f
  * `, "key": 3` (a block or slot number; null when it is `none`). */
 void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
-const char *rt_type_name(weft_type type); /* "i32", "f64", ... */
 
 /* --- policy.c: reconvergence policies behind one table, chosen by name --- */
 /* What a policy counts for one warp slot of a worker, over all the work-groups it runs there.
@@ -68,13 +70,13 @@ typedef struct policy_counters {
 
 /* How a policy with many runnable splits (mp, mp-orec) picks them; the others ignore it. Made
  * from weft_options' split_order and max_splits. */
-typedef enum split_order {
+typedef enum split_order_kind {
   SPLIT_RR,        /* round robin over the split table's slots, as the MP paper simulates */
   SPLIT_LOWEST_PC, /* the ready split with the smallest PC (ties: the lowest slot) */
-} split_order;
+} split_order_kind;
 
 typedef struct policy_config {
-  split_order order;
+  split_order_kind order;
   unsigned max_splits; /* runnable splits per warp, 2..W; a split past it waits (paper's Sec. 5) */
 } policy_config;
 
@@ -82,7 +84,7 @@ typedef struct policy_config {
  * warps of width warp; WEFT_ERROR_INVALID_VALUE with the reason in why for anything else. */
 weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
                                policy_config *cfg, char *why, size_t n);
-const char *split_order_name(split_order order); /* "rr", "lowest-pc" */
+const char *split_order_name(split_order_kind order); /* "rr", "lowest-pc" */
 
 /* One reconvergence policy, as QBE's struct Target: the scheduler only talks to a policy through
  * this table, so `stack`, `mp`/`mp-orec` (split + reconvergence tables, many runnable splits) and
@@ -154,7 +156,6 @@ void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_c
 void counters_add(run_counters *sum, const run_counters *part);
 /* The public stats of a launch of k from its summed counters. */
 void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel *k, double ms);
-void stats_print(FILE *f, const weft_stats *s);
 
 /* --- trace.c: the steps of traced warps (weft_kernel_launch_traced) --- */
 /* The trace of one launch. Only the worker that runs the traced work-group writes it, so it

@@ -63,21 +63,3 @@ void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel
   uint64_t groups = c->block_execs * groups_per_block; /* a block run visits W/G lane groups */
   s->groups_skipped = groups > c->groups_run ? groups - c->groups_run : 0;
 }
-
-void stats_print(FILE *f, const weft_stats *s) {
-  fprintf(f,
-          "time_ms %.3f\nwork_groups %llu\nwarps %llu\nblock_execs %llu\ninstr_execs %llu\n"
-          "lane_instrs %llu\nsimd_efficiency %.4f\ngroups_run %llu\ngroups_skipped %llu\n"
-          "divergent_branches %llu\nreconvergences %llu\npolicy_calls %llu\nbarriers %llu\n"
-          "early_reconvergences %llu\nmax_splits_per_warp %llu\navg_splits_per_warp %.4f\n"
-          "max_st_entries %llu\nmax_rt_entries %llu\n",
-          s->time_ms, (unsigned long long)s->work_groups, (unsigned long long)s->warps,
-          (unsigned long long)s->block_execs, (unsigned long long)s->instr_execs,
-          (unsigned long long)s->lane_instrs, s->simd_efficiency,
-          (unsigned long long)s->groups_run, (unsigned long long)s->groups_skipped,
-          (unsigned long long)s->divergent_branches, (unsigned long long)s->reconvergences,
-          (unsigned long long)s->policy_calls, (unsigned long long)s->barriers,
-          (unsigned long long)s->early_reconvergences,
-          (unsigned long long)s->max_splits_per_warp, s->avg_splits_per_warp,
-          (unsigned long long)s->max_st_entries, (unsigned long long)s->max_rt_entries);
-}

@@ -1,5 +1,6 @@
-/* Names for statuses and types, masks as text, and the one way the runtime writes an error
- * message: a single line into the caller's buffer, never to stderr. */
+/* Names for statuses, types and argument kinds, the sizes of types (the one table of them),
+ * masks as text, and the one way the runtime writes an error message: a single line into the
+ * caller's buffer, never to stderr. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -54,8 +55,30 @@ void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none) {
   else fprintf(f, "%u", x);
 }
 
-const char *rt_type_name(weft_type type) {
-  static const char *const names[] = {"i8", "u8", "i16", "u16", "i32",
-                                      "u32", "i64", "u64", "f32", "f64", "other"};
-  return (unsigned)type <= WEFT_OTHER ? names[type] : "invalid type";
+static const struct {
+  const char *name;
+  size_t size;
+} types[] = {
+    [WEFT_I8] = {"i8", 1},   [WEFT_U8] = {"u8", 1},   [WEFT_I16] = {"i16", 2},
+    [WEFT_U16] = {"u16", 2}, [WEFT_I32] = {"i32", 4}, [WEFT_U32] = {"u32", 4},
+    [WEFT_I64] = {"i64", 8}, [WEFT_U64] = {"u64", 8}, [WEFT_F32] = {"f32", 4},
+    [WEFT_F64] = {"f64", 8}, [WEFT_OTHER] = {"other", 0},
+};
+
+size_t weft_type_size(weft_type type) {
+  return (unsigned)type <= WEFT_OTHER ? types[type].size : 0;
+}
+
+const char *weft_type_name(weft_type type) {
+  return (unsigned)type <= WEFT_OTHER ? types[type].name : "invalid type";
+}
+
+const char *weft_arg_kind_name(weft_arg_kind kind) {
+  switch (kind) {
+  case WEFT_ARG_VALUE: return "a value";
+  case WEFT_ARG_GLOBAL: return "a __global buffer";
+  case WEFT_ARG_CONSTANT: return "a __constant buffer";
+  case WEFT_ARG_LOCAL: return "a __local buffer";
+  }
+  return "an invalid kind";
 }

@@ -16,18 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-  const char *name;
-  size_t size;
-} types[] = {
-    [WEFT_I8] = {"i8", 1},   [WEFT_U8] = {"u8", 1},   [WEFT_I16] = {"i16", 2},
-    [WEFT_U16] = {"u16", 2}, [WEFT_I32] = {"i32", 4}, [WEFT_U32] = {"u32", 4},
-    [WEFT_I64] = {"i64", 8}, [WEFT_U64] = {"u64", 8}, [WEFT_F32] = {"f32", 4},
-    [WEFT_F64] = {"f64", 8},
-};
-
-#define TYPE_LIST "i8 u8 i16 u16 i32 u32 i64 u64 f32 f64"
-
 static int error(char *err, size_t errsize, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -37,18 +25,11 @@ static int error(char *err, size_t errsize, const char *fmt, ...) {
 }
 
 bool argspec_type_parse(const char *name, size_t len, weft_type *out) {
-  for (int t = WEFT_I8; t <= WEFT_F64; t++)
-    if (strlen(types[t].name) == len && !memcmp(types[t].name, name, len))
-      return *out = (weft_type)t, true;
+  for (int t = WEFT_I8; t <= WEFT_F64; t++) {
+    const char *n = weft_type_name((weft_type)t);
+    if (strlen(n) == len && !memcmp(n, name, len)) return *out = (weft_type)t, true;
+  }
   return false;
-}
-
-const char *argspec_type_name(weft_type type) {
-  return type >= WEFT_I8 && type <= WEFT_F64 ? types[type].name : "other";
-}
-
-size_t argspec_type_size(weft_type type) {
-  return type >= WEFT_I8 && type <= WEFT_F64 ? types[type].size : 0;
 }
 
 static bool is_float(weft_type t) { return t == WEFT_F32 || t == WEFT_F64; }
@@ -58,17 +39,21 @@ static bool is_signed(weft_type t) {
 
 static int parse_type(const char *s, size_t len, weft_type *t, char *err, size_t errsize) {
   if (argspec_type_parse(s, len, t)) return 0;
-  if (!len) return error(err, errsize, "missing type (one of " TYPE_LIST ")");
-  return error(err, errsize, "unknown type '%.*s' (one of " TYPE_LIST ")", (int)len, s);
+  char list[64] = ""; /* "i8 u8 ... f64" */
+  for (int i = WEFT_I8; i <= WEFT_F64; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " " : "",
+             weft_type_name((weft_type)i));
+  if (!len) return error(err, errsize, "missing type (one of %s)", list);
+  return error(err, errsize, "unknown type '%.*s' (one of %s)", (int)len, s, list);
 }
 
 /* ---- numbers ---- */
 
-/* Stores the low argspec_type_size(t) bytes of v: little-endian hosts only, as weft is x86. */
-static void store_int(weft_type t, uint64_t v, void *out) { memcpy(out, &v, argspec_type_size(t)); }
+/* Stores the low weft_type_size(t) bytes of v: little-endian hosts only, as weft is x86. */
+static void store_int(weft_type t, uint64_t v, void *out) { memcpy(out, &v, weft_type_size(t)); }
 
 static int parse_int(const char *s, weft_type t, void *out, char *err, size_t errsize) {
-  unsigned bits = 8 * (unsigned)argspec_type_size(t);
+  unsigned bits = 8 * (unsigned)weft_type_size(t);
   char *end;
   errno = 0;
   if (is_signed(t)) {
@@ -87,7 +72,7 @@ static int parse_int(const char *s, weft_type t, void *out, char *err, size_t er
 bad:
   return error(err, errsize, "'%s' is not an integer", s);
 range:
-  return error(err, errsize, "%s is out of range for %s", s, argspec_type_name(t));
+  return error(err, errsize, "%s is out of range for %s", s, weft_type_name(t));
 }
 
 static int parse_float(const char *s, weft_type t, void *out, char *err, size_t errsize) {
@@ -98,7 +83,7 @@ static int parse_float(const char *s, weft_type t, void *out, char *err, size_t 
     return error(err, errsize, "'%s' is not a number", s);
   /* ERANGE also flags underflow to a subnormal or 0, which is a fine value. */
   if (errno == ERANGE && isinf(d))
-    return error(err, errsize, "%s is out of range for %s", s, argspec_type_name(t));
+    return error(err, errsize, "%s is out of range for %s", s, weft_type_name(t));
   if (t == WEFT_F32) {
     float f = (float)d;
     memcpy(out, &f, sizeof f);
@@ -150,10 +135,10 @@ static int parse_array(const char *s, argspec *spec, const char **rest, char *er
   if (parse_u64(open + 1, (size_t)(close - open - 1), &n, "element count", err, errsize))
     return -1;
   if (n == 0) return error(err, errsize, "a buffer needs at least 1 element");
-  size_t size = argspec_type_size(spec->type);
+  size_t size = weft_type_size(spec->type);
   if (n > ARGSPEC_MAX_BYTES / size)
     return error(err, errsize, "%s[%llu] is larger than the %zu GiB limit",
-                 argspec_type_name(spec->type), (unsigned long long)n, ARGSPEC_MAX_BYTES >> 30);
+                 weft_type_name(spec->type), (unsigned long long)n, ARGSPEC_MAX_BYTES >> 30);
   spec->count = (size_t)n;
   *rest = close + 1;
   return 0;
@@ -198,7 +183,7 @@ static int parse_scalar(const char *text, const char *colon, argspec *spec, char
                         size_t errsize) {
   spec->kind = ARGSPEC_SCALAR;
   if (parse_type(text, (size_t)(colon - text), &spec->type, err, errsize)) return -1;
-  size_t size = argspec_type_size(spec->type);
+  size_t size = weft_type_size(spec->type);
   const char *s = colon + 1;
   for (;;) {
     const char *comma = strchr(s, ',');
@@ -227,7 +212,7 @@ static int parse_struct(const char *text, argspec *spec, char *err, size_t errsi
     if (!colon) return error(err, errsize, "field %u '%.*s' is not TYPE:VALUE", spec->nvalues,
                              (int)(stop - s), s);
     if (parse_type(s, (size_t)(colon - s), &t, err, errsize)) return -1;
-    size_t size = argspec_type_size(t);
+    size_t size = weft_type_size(t);
     at = (at + size - 1) / size * size;
     if (at + size > ARGSPEC_MAX_STRUCT)
       return error(err, errsize, "a struct of more than %d bytes", ARGSPEC_MAX_STRUCT);
@@ -260,7 +245,7 @@ int argspec_parse(const char *text, argspec *spec, char *err, size_t errsize) {
 size_t argspec_bytes(const argspec *spec) {
   if (spec->kind == ARGSPEC_STRUCT) return spec->count;
   size_t n = spec->kind == ARGSPEC_SCALAR ? spec->nvalues : spec->count;
-  return n * argspec_type_size(spec->type);
+  return n * weft_type_size(spec->type);
 }
 
 /* ---- filling buffers ---- */
@@ -294,7 +279,7 @@ static int fill_file(const argspec *spec, void *buf, char *err, size_t errsize) 
     rc = error(err, errsize, "cannot read '%s': %s", spec->path, strerror(errno));
   } else if ((size_t)ftello(f) != want) {
     rc = error(err, errsize, "'%s' has %lld bytes but %s[%zu] needs %zu", spec->path,
-               (long long)ftello(f), argspec_type_name(spec->type), spec->count, want);
+               (long long)ftello(f), weft_type_name(spec->type), spec->count, want);
   } else if (fseeko(f, 0, SEEK_SET) || fread(buf, 1, want, f) != want) {
     rc = error(err, errsize, "cannot read '%s': %s", spec->path,
                ferror(f) ? strerror(errno) : "file shrank");
@@ -304,7 +289,7 @@ static int fill_file(const argspec *spec, void *buf, char *err, size_t errsize) 
 }
 
 int argspec_fill(const argspec *spec, void *buf, char *err, size_t errsize) {
-  size_t size = argspec_type_size(spec->type);
+  size_t size = weft_type_size(spec->type);
   unsigned char *p = buf;
   uint64_t state = spec->seed;
   switch (spec->init) {
@@ -325,16 +310,6 @@ int argspec_fill(const argspec *spec, void *buf, char *err, size_t errsize) {
 }
 
 /* ---- checking against the kernel's signature ---- */
-
-static const char *kind_name(weft_arg_kind k) {
-  switch (k) {
-  case WEFT_ARG_VALUE: return "passed by value";
-  case WEFT_ARG_GLOBAL: return "a __global buffer";
-  case WEFT_ARG_CONSTANT: return "a __constant buffer";
-  case WEFT_ARG_LOCAL: return "a __local buffer";
-  }
-  return "of an unknown kind";
-}
 
 static bool kinds_match(argspec_kind s, weft_arg_kind k) {
   if (s == ARGSPEC_SCALAR || s == ARGSPEC_STRUCT) return k == WEFT_ARG_VALUE;
@@ -368,12 +343,12 @@ int argspec_check(const argspec *spec, unsigned index, const weft_arg_info *info
   snprintf(param, sizeof param, "parameter %u '%s' (%s)", index, info->name, info->type_name);
   if (!kinds_match(spec->kind, info->kind))
     return error(err, errsize, "gives %s but %s is %s", spec_kind_name(spec->kind), param,
-                 kind_name(info->kind));
+                 weft_arg_kind_name(info->kind));
   if (spec->kind == ARGSPEC_STRUCT || (spec->kind == ARGSPEC_SCALAR && info->type == WEFT_OTHER))
     return check_struct(spec, param, info, err, errsize);
   if (info->type != WEFT_OTHER && spec->type != info->type)
-    return error(err, errsize, "gives %s but %s has %s elements", argspec_type_name(spec->type),
-                 param, argspec_type_name(info->type));
+    return error(err, errsize, "gives %s but %s has %s elements", weft_type_name(spec->type),
+                 param, weft_type_name(info->type));
   if (spec->kind == ARGSPEC_SCALAR && spec->nvalues != info->vector_width)
     return error(err, errsize, "gives %u value%s but %s needs %u", spec->nvalues,
                  spec->nvalues == 1 ? "" : "s", param, info->vector_width);

@@ -1,7 +1,8 @@
 /* The parts of `weft run`'s command line that need no compiler: kernel argument specs (--arg),
  * NDRange sizes (-g, -l), output requests (--out) and a kernel file's `// weft-run:` default
  * options. Everything here is plain C over weft.h's types, so it is unit-tested on its own
- * (tests/unit/test_argspec.c) and links without LLVM or the runtime.
+ * (tests/unit/test_argspec.c) and links without LLVM: of the runtime it needs only the names
+ * and sizes of types (weft_type_name, weft_type_size).
  *
  * Fallible functions return 0, or -1 after writing one line saying why into err[errsize]
  * (without the option's name: the caller knows which --arg it was and says so). */
@@ -51,12 +52,9 @@ typedef struct argspec {
 } argspec;
 
 /* ---- types ---- */
-/* "i8" ... "f64" to a weft_type; false for anything else. `len` bytes of `name` are read. */
+/* "i8" ... "f64" (weft_type_name) to a weft_type; false for anything else. `len` bytes of
+ * `name` are read. */
 bool argspec_type_parse(const char *name, size_t len, weft_type *out);
-/* "i8" ... "f64"; "other" for WEFT_OTHER. */
-const char *argspec_type_name(weft_type type);
-/* Bytes of one value; 0 for WEFT_OTHER. */
-size_t argspec_type_size(weft_type type);
 
 /* ---- --arg ---- */
 int argspec_parse(const char *text, argspec *spec, char *err, size_t errsize);

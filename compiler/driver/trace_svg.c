@@ -8,6 +8,7 @@
  * Plain SVG text, no script. */
 #include <stdlib.h>
 
+#include "runtime.h"
 #include "trace_out.h"
 
 enum { CELL = 14, LEFT = 90, TOP = 56, GAP = 28, LEGEND_ROW = 18 };
@@ -64,11 +65,11 @@ static void step_column(FILE *f, const trace_rec *r, const layout *l, size_t i) 
   unsigned x = LEFT + (unsigned)i * CELL, y = band_top(r, l->band[s->warp]);
   if (i % 5 == 0)
     fprintf(f, "<text x=\"%u\" y=\"%d\" font-size=\"9\">%zu</text>\n", x, TOP - 30, i);
-  for (unsigned lane = 0; lane < r->width; lane++) {
-    if (!(s->mask >> lane & 1)) continue;
+  FOR_LANES(s->mask, lane) {
     fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"#fff\">",
-            x, y + lane * CELL, CELL, CELL, palette[s->pc % NCOLOURS]);
-    fprintf(f, "<title>step %llu, lane %u: B%u (", (unsigned long long)s->step, lane, s->pc);
+            x, y + (unsigned)lane * CELL, CELL, CELL, palette[s->pc % NCOLOURS]);
+    fprintf(f, "<title>step %llu, lane %u: B%u (", (unsigned long long)s->step, (unsigned)lane,
+            s->pc);
     put_lines(f, r, s->pc);
     fprintf(f, "), %s</title></rect>\n", weft_trace_event_name(s->event));
   }

@@ -39,10 +39,7 @@ const kcase *kcase_find(const char *name) {
   return NULL;
 }
 
-size_t ktype_size(weft_type t) {
-  static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-  return t <= WEFT_F64 ? sizes[t] : 0;
-}
+size_t ktype_size(weft_type t) { return weft_type_size(t); }
 
 /* ---- filling ---- */
 

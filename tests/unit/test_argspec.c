@@ -1,5 +1,6 @@
 /* argspec: `weft run`'s --arg specs, -g/-l sizes, --out requests and // weft-run: lines.
- * Linked with argspec.c alone: none of this needs the compiler or the runtime. */
+ * Linked with argspec.c and the runtime (for weft_type_name and weft_type_size): none of this
+ * needs the compiler. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,14 +38,28 @@ static void test_types(void **state) {
     weft_type got;
     assert_true(argspec_type_parse(names[t], strlen(names[t]), &got));
     assert_int_equal(got, t);
-    assert_string_equal(argspec_type_name((weft_type)t), names[t]);
-    assert_int_equal(argspec_type_size((weft_type)t), sizes[t]);
+    assert_string_equal(weft_type_name((weft_type)t), names[t]);
+    assert_int_equal(weft_type_size((weft_type)t), sizes[t]);
   }
+  assert_string_equal(weft_type_name(WEFT_OTHER), "other");
+  assert_string_equal(weft_type_name((weft_type)(WEFT_OTHER + 1)), "invalid type");
+  assert_string_equal(weft_type_name((weft_type)-1), "invalid type");
+  assert_int_equal(weft_type_size(WEFT_OTHER), 0);
+  assert_int_equal(weft_type_size((weft_type)(WEFT_OTHER + 1)), 0);
+  assert_int_equal(weft_type_size((weft_type)-1), 0);
   weft_type t;
   assert_false(argspec_type_parse("int", 3, &t));
   assert_false(argspec_type_parse("i3", 2, &t));
   assert_false(argspec_type_parse("i32", 2, &t)); /* only len bytes count: "i3" */
-  assert_int_equal(argspec_type_size(WEFT_OTHER), 0);
+}
+
+static void test_kind_names(void **state) {
+  (void)state;
+  assert_string_equal(weft_arg_kind_name(WEFT_ARG_VALUE), "a value");
+  assert_string_equal(weft_arg_kind_name(WEFT_ARG_GLOBAL), "a __global buffer");
+  assert_string_equal(weft_arg_kind_name(WEFT_ARG_CONSTANT), "a __constant buffer");
+  assert_string_equal(weft_arg_kind_name(WEFT_ARG_LOCAL), "a __local buffer");
+  assert_string_equal(weft_arg_kind_name((weft_arg_kind)(WEFT_ARG_LOCAL + 1)), "an invalid kind");
 }
 
 static void test_scalars(void **state) {
@@ -103,7 +118,7 @@ static void test_scalar_errors(void **state) {
   parse_bad("i32: 1", "not an integer");
   parse_bad("f32:abc", "not a number");
   parse_bad("i32:", "missing value");
-  parse_bad("int:5", "unknown type 'int'");
+  parse_bad("int:5", "unknown type 'int' (one of i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)");
   parse_bad("int:5", "i8 u8 i16");
   parse_bad(":5", "missing type");
   parse_bad("5", "expected TYPE:VALUE");
@@ -296,7 +311,7 @@ static void test_check(void **state) {
   assert_int_equal(check("i32:1", info(WEFT_ARG_GLOBAL, WEFT_I32, 1, 4)), -1);
   assert_non_null(strstr(err, "gives a value (TYPE:VALUE) but parameter 3 'x' (T) is a __global"));
   assert_int_equal(check("i32[4]=zero", info(WEFT_ARG_VALUE, WEFT_I32, 1, 4)), -1);
-  assert_non_null(strstr(err, "is passed by value"));
+  assert_non_null(strstr(err, "is a value"));
   assert_int_equal(check("i32[4]=zero", info(WEFT_ARG_LOCAL, WEFT_I32, 1, 4)), -1);
   assert_non_null(strstr(err, "is a __local buffer"));
   assert_int_equal(check("local:i32[4]", info(WEFT_ARG_GLOBAL, WEFT_I32, 1, 4)), -1);
@@ -430,7 +445,8 @@ static void test_split(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_types),      cmocka_unit_test(test_scalars),
+      cmocka_unit_test(test_types),      cmocka_unit_test(test_kind_names),
+      cmocka_unit_test(test_scalars),
       cmocka_unit_test(test_scalar_errors), cmocka_unit_test(test_vectors),
       cmocka_unit_test(test_buffers),    cmocka_unit_test(test_buffer_errors),
       cmocka_unit_test(test_fill),       cmocka_unit_test(test_rand),

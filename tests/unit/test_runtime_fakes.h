@@ -17,10 +17,6 @@
 static unsigned fake_w = 4, fake_g = 4;
 static const uint32_t *fake_ninstr;
 
-/* Every lane i in mask m, lowest first. */
-#define FOR_LANES(m, i) \
-  for (uint64_t m_ = (m), i; m_ && ((i) = (uint64_t)__builtin_ctzll(m_), 1); m_ &= m_ - 1)
-
 /* Accounts one execution of block c->pc, as generated code does. */
 static inline void fake_exec(weft_warp_ctx *c) {
   uint32_t n = fake_ninstr ? fake_ninstr[c->pc] : 1;

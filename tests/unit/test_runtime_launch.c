@@ -453,7 +453,7 @@ static void argument_errors(void **state) {
                "argument 0 'out': expected a __global buffer (int*), got a value");
   args[0] = local_arg(16);
   expect_error(launch(rt, &k, &r, 2, args, NULL), WEFT_ERROR_ARGUMENT,
-               "argument 0 'out': expected a __global buffer (int*), got a __local size");
+               "argument 0 'out': expected a __global buffer (int*), got a __local buffer");
   args[0] = buf_arg(NULL, 32);
   expect_error(launch(rt, &k, &r, 2, args, NULL), WEFT_ERROR_ARGUMENT,
                "argument 0 'out': NULL buffer of 32 bytes");
