@@ -268,7 +268,7 @@ void debug_dump(const char *stage, LLVMModuleRef m) {
  * then says why) or holds a NUL byte (a string would not be all of it). */
 static char *read_file(const char *path) {
   size_t len = 0;
-  char *text = frontend_read_file(path, &len);
+  char *text = file_read(path, &len);
   if (text && strlen(text) != len) free(text), text = NULL;
   return text;
 }

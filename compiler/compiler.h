@@ -31,6 +31,15 @@ _Noreturn void weft_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define DIE(...) weft_die(__FILE__, __LINE__, __VA_ARGS__)
 
+/* --- files.c: files, memfds and build options, for both ways of running clang --- */
+char *file_read_fd(int fd, size_t *len);          /* to its end; malloc'd, NUL-ended; NULL */
+char *file_read_back(int fd, size_t *len);        /* the same from the file's start */
+char *file_read(const char *path, size_t *len);   /* the same for a file */
+int file_text_fd(const char *text);               /* a memfd holding text, at its start; -1 */
+/* Splits build options at spaces, in place, into argv (no quoting: OpenCL build options have
+ * none). Returns how many, or -1 when there are more than max. */
+int file_split_options(char *options, const char **argv, int max);
+
 /* --- frontend.c: OpenCL C to a canonical LLVM module --- */
 typedef struct frontend_result {
   LLVMModuleRef module; /* NULL on failure */
@@ -46,13 +55,6 @@ typedef struct frontend_idle {
 } frontend_idle;
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
                              const char *options, const frontend_idle *idle, frontend_result *out);
-char *frontend_read_fd(int fd, size_t *len);            /* to its end; malloc'd, NUL-ended; NULL */
-char *frontend_read_back(int fd, size_t *len);          /* the same from the file's start */
-char *frontend_read_file(const char *path, size_t *len); /* the same for a file */
-int frontend_text_fd(const char *text);                  /* a memfd holding text, at its start; -1 */
-/* Splits build options at spaces, in place, into argv (no quoting: OpenCL build options have
- * none). Returns how many, or -1 when there are more than max. */
-int frontend_split_options(char *options, const char **argv, int max);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 

@@ -41,48 +41,6 @@ LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after) {
   return f;
 }
 
-char *frontend_read_fd(int fd, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (ssize_t r; buf; n += (size_t)r) {
-    if (n + 1 >= cap) {
-      char *grown = realloc(buf, cap *= 2);
-      if (!grown) break;
-      buf = grown;
-    }
-    r = read(fd, buf + n, cap - n - 1);
-    if (r < 0 && errno == EINTR) { r = 0; continue; }
-    if (r <= 0) {
-      *len = n;
-      buf[n] = 0;
-      return buf;
-    }
-  }
-  free(buf);
-  return NULL;
-}
-
-char *frontend_read_back(int fd, size_t *len) {
-  return lseek(fd, 0, SEEK_SET) == 0 ? frontend_read_fd(fd, len) : NULL;
-}
-
-char *frontend_read_file(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  char *text = fd >= 0 ? frontend_read_fd(fd, len) : NULL;
-  if (fd >= 0) close(fd);
-  return text;
-}
-
-int frontend_split_options(char *options, const char **argv, int max) {
-  int n = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(options, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-    if (n == max) return -1;
-    argv[n++] = t;
-  }
-  return n;
-}
-
 static const char *clang_path(void) {
   const char *p = getenv("WEFT_CLANG");
   return p && *p ? p : WEFT_CLANG_PATH;
@@ -101,7 +59,7 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
                           "-c", "-o", "-"};
   int argc = 0, out[2] = {-1, -1}, err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
   while (argv[argc]) argc++;
-  int users = opts ? frontend_split_options(opts, argv + argc, 62 - argc) : -1;
+  int users = opts ? file_split_options(opts, argv + argc, 62 - argc) : -1;
   if (users < 0) {
     free(opts);
     if (err >= 0) close(err);
@@ -128,11 +86,11 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
       *log = NULL;
   } else {
     if (idle) idle->fn(idle->arg);
-    bitcode = frontend_read_fd(out[0], len);
+    bitcode = file_read_fd(out[0], len);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     size_t loglen;
-    *log = frontend_read_back(err, &loglen);
+    *log = file_read_back(err, &loglen);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (bitcode && *len == 0))
       free(bitcode), bitcode = NULL;
   }
@@ -140,13 +98,6 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
   if (err >= 0) close(err);
   free(opts);
   return bitcode;
-}
-
-int frontend_text_fd(const char *text) {
-  int fd = memfd_create("kernel-source", MFD_CLOEXEC);
-  size_t n = strlen(text);
-  if (fd >= 0 && (write(fd, text, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0)) close(fd), fd = -1;
-  return fd;
 }
 
 /* Compiles the file `path`, or `source` named `path` in diagnostics (a #line directive), with cc1
@@ -158,7 +109,7 @@ static char *run_clang(const char *path, const char *source, const char *options
   if (source && asprintf(&text, "#line 1 \"%s\"\n%s", path, source) < 0)
     return *log = strdup("weft: out of memory for the kernel source"), NULL;
   if (cc1_compile(path, text, options, idle, &bitcode, len, log) != 0) {
-    int in_fd = text ? frontend_text_fd(text) : -1;
+    int in_fd = text ? file_text_fd(text) : -1;
     if (text && in_fd < 0) *log = strdup("weft: cannot hand the kernel source to clang-19");
     else bitcode = run_clang_process(text ? "-" : path, in_fd, options, idle, len, log);
     if (in_fd >= 0) close(in_fd);
