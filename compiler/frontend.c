@@ -47,10 +47,12 @@ static const char *clang_path(void) {
 }
 
 /* Runs clang-19 as a process on `input`, with stdin from in_fd (-1: none), the bitcode to a pipe
- * and the diagnostics to a memfd; runs idle meanwhile. Returns the bitcode (NULL when clang
- * failed) and its diagnostics in *log. The command line must match cc1.c's driver_args. */
-static char *run_clang_process(const char *input, int in_fd, const char *options,
-                               const frontend_idle *idle, size_t *len, char **log) {
+ * and the diagnostics to a memfd; runs idle meanwhile. Sets *bitcode (NULL when clang
+ * failed) and its diagnostics in *log; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
+ * WEFT_SUCCESS. The command line must match cc1.c's driver_args. */
+static weft_status run_clang_process(const char *input, int in_fd, const char *options,
+                                     const frontend_idle *idle, char **bitcode, size_t *len,
+                                     char **log) {
   char *opts = strdup(options ? options : "");
   const char *argv[64] = {clang_path(), "-x", "cl", "-cl-std=CL1.2",
                           "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
@@ -63,7 +65,8 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
   if (users < 0) {
     free(opts);
     if (err >= 0) close(err);
-    return *log = strdup("weft: too many build options (or no memory for them)"), NULL;
+    *log = strdup("weft: too many build options (or no memory for them)");
+    return WEFT_SUCCESS;
   }
   argc += users;
   argv[argc++] = input;
@@ -79,43 +82,45 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
     posix_spawn_file_actions_destroy(&fa);
     close(out[1]);
   }
-  char *bitcode = NULL;
   if (rc) {
     if (asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
                  strerror(rc)) < 0)
       *log = NULL;
   } else {
     if (idle) idle->fn(idle->arg);
-    bitcode = file_read_fd(out[0], len);
+    *bitcode = file_read_fd(out[0], len);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     size_t loglen;
     *log = file_read_back(err, &loglen);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (bitcode && *len == 0))
-      free(bitcode), bitcode = NULL;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (*bitcode && *len == 0))
+      free(*bitcode), *bitcode = NULL;
   }
   if (out[0] >= 0) close(out[0]);
   if (err >= 0) close(err);
   free(opts);
-  return bitcode;
+  return rc ? WEFT_ERROR_TOOLCHAIN : WEFT_SUCCESS;
 }
 
 /* Compiles the file `path`, or `source` named `path` in diagnostics (a #line directive), with cc1
- * in this process when it can (cc1.c), else with a clang-19 process. Returns the bitcode
- * (malloc'd) or NULL with *log set. */
-static char *run_clang(const char *path, const char *source, const char *options,
-                       const frontend_idle *idle, size_t *len, char **log) {
-  char *text = NULL, *bitcode = NULL;
+ * in this process when it can (cc1.c), else with a clang-19 process. Sets *bitcode
+ * (malloc'd) or NULL with *log set; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
+ * WEFT_ERROR_BUILD when there is no bitcode. */
+static weft_status run_clang(const char *path, const char *source, const char *options,
+                             const frontend_idle *idle, char **bitcode, size_t *len, char **log) {
+  char *text = NULL;
+  weft_status st = WEFT_SUCCESS;
+  *bitcode = NULL;
   if (source && asprintf(&text, "#line 1 \"%s\"\n%s", path, source) < 0)
-    return *log = strdup("weft: out of memory for the kernel source"), NULL;
-  if (cc1_compile(path, text, options, idle, &bitcode, len, log) != 0) {
+    return *log = strdup("weft: out of memory for the kernel source"), WEFT_ERROR_BUILD;
+  if (cc1_compile(path, text, options, idle, bitcode, len, log) != 0) {
     int in_fd = text ? file_text_fd(text) : -1;
     if (text && in_fd < 0) *log = strdup("weft: cannot hand the kernel source to clang-19");
-    else bitcode = run_clang_process(text ? "-" : path, in_fd, options, idle, len, log);
+    else st = run_clang_process(text ? "-" : path, in_fd, options, idle, bitcode, len, log);
     if (in_fd >= 0) close(in_fd);
   }
   free(text);
-  return bitcode;
+  return st ? st : *bitcode ? WEFT_SUCCESS : WEFT_ERROR_BUILD;
 }
 
 static void set_fn_attr(LLVMContextRef c, LLVMValueRef fn, const char *name, int on) {
@@ -199,10 +204,9 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
     return WEFT_ERROR_IO;
   }
   size_t len = 0;
-  char *bitcode = run_clang(path, source, options, idle, &len, &out->log);
-  if (!bitcode)
-    return out->log && strncmp(out->log, "weft: cannot run", 16) == 0 ? WEFT_ERROR_TOOLCHAIN
-                                                                     : WEFT_ERROR_BUILD;
+  char *bitcode;
+  weft_status st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
+  if (st) return st;
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, len, "kernel.bc");
   free(bitcode);
   int bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module);
@@ -212,7 +216,7 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
     out->log = strdup("weft: clang-19 produced unreadable bitcode");
     return WEFT_ERROR_TOOLCHAIN;
   }
-  weft_status st = canonicalize(out->module, &out->log);
+  st = canonicalize(out->module, &out->log);
   if (st) {
     LLVMDisposeModule(out->module);
     out->module = NULL;
