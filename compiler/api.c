@@ -252,18 +252,6 @@ static weft_status link_kernels(weft_program *p, const lowered_kernel *built, in
   return WEFT_SUCCESS;
 }
 
-int debug_wants(const char *what) {
-  const char *want = getenv("WEFT_DEBUG");
-  return want && strstr(want, what);
-}
-
-void debug_dump(const char *stage, LLVMModuleRef m) {
-  if (!debug_wants(stage)) return;
-  char *text = LLVMPrintModuleToString(m);
-  fprintf(stderr, "; ---- weft: module %s ----\n%s", stage, text);
-  LLVMDisposeMessage(text);
-}
-
 /* The whole of a kernel file, for the cache key; NULL when it cannot be read (the front end
  * then says why) or holds a NUL byte (a string would not be all of it). */
 static char *read_file(const char *path) {
@@ -287,13 +275,6 @@ static weft_program *cache_find(weft_context *ctx, const char *key) {
   for (weft_program *p = ctx->cache; p && key; p = p->next)
     if (!strcmp(p->key, key)) return p;
   return NULL;
-}
-
-/* WEFT_DEBUG=time prints how long each phase of a build took, to stderr. */
-static double debug_time(const char *phase, double since) {
-  double now = rt_now_ms();
-  if (phase && debug_wants("time")) fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
-  return now;
 }
 
 /* The first build in a process warms up code generation while clang works: on the thread that

@@ -237,7 +237,7 @@ static void load(void) {
   double t = rt_now_ms();
   if (atomic_load(&leaving)) return;
   load_clang();
-  if (debug_wants("time"))
+  if (debug_wants(DEBUG_TIME))
     fprintf(stderr, "weft: %-12s %7.2f ms%s\n", "clang load", rt_now_ms() - t,
             cc1_main ? "" : " (failed: builds run clang-19 as a process)");
 }

@@ -31,6 +31,14 @@ _Noreturn void weft_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define DIE(...) weft_die(__FILE__, __LINE__, __VA_ARGS__)
 
+/* --- debug.c: WEFT_DEBUG=lowered,optimized,time, one table of categories --- */
+typedef enum debug_category { DEBUG_LOWERED, DEBUG_OPTIMIZED, DEBUG_TIME } debug_category;
+int debug_wants(debug_category what);
+void debug_dump(debug_category stage, LLVMModuleRef m); /* the module to stderr, if asked */
+/* Returns the time now in ms; with a phase, and DEBUG_TIME asked for, prints how long it took
+ * since `since`. */
+double debug_time(const char *phase, double since);
+
 /* --- files.c: files, memfds and build options, for both ways of running clang --- */
 char *file_read_fd(int fd, size_t *len);          /* to its end; malloc'd, NUL-ended; NULL */
 char *file_read_back(int fd, size_t *len);        /* the same from the file's start */
@@ -252,9 +260,6 @@ weft_status lower_kernel(LLVMValueRef fn, unsigned program, const lower_target *
                          lower_split *split, lowered_kernel *out, char **err);
 void kernel_info_free(lowered_kernel *k);
 
-/* --- api.c: WEFT_DEBUG=lowered,optimized,time --- */
-int debug_wants(const char *what);
-void debug_dump(const char *stage, LLVMModuleRef m); /* the module to stderr, if asked */
 
 /* --- jit.c: optimisation and code generation for the host, ORC LLJIT --- */
 #include <llvm-c/Orc.h>

@@ -216,7 +216,7 @@ static weft_status lower_unit(unit *u) {
   if (u->lower && (u->status = u->lower(u->arg, u->m, u->index, u->nunits, &u->error))) return u->status;
   if (copy) globals_defined_elsewhere(u->m);
   measure(u);
-  if (u->lower) debug_dump("lowered", u->m); /* asked for, a build is one unit (units_for) */
+  if (u->lower) debug_dump(DEBUG_LOWERED, u->m); /* asked for, a build is one unit (units_for) */
   return u->status = prepare(u->j, u->m, &u->error);
 }
 
@@ -257,7 +257,7 @@ static int units_max(void) {
 static int units_for(unsigned size) {
   unsigned n = (unsigned)units_max();
   if (n > size / UNIT_MIN_INSTRS) n = size < 2 * UNIT_MIN_INSTRS ? 1 : size / UNIT_MIN_INSTRS;
-  return debug_wants("lowered") ? 1 : (int)n; /* one module to show */
+  return debug_wants(DEBUG_LOWERED) ? 1 : (int)n; /* one module to show */
 }
 
 /* Units 1..n-1 on the JIT's threads (or here, if a thread cannot start), unit 0 here. */
@@ -274,8 +274,8 @@ static void run_units(weft_jit *j, unit *u, int n) {
 static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef tracker,
                                weft_status st, char **err) {
   if (!st && u->status) st = u->status, *err = u->error, u->error = NULL;
-  if (!st && u->nfns) debug_dump("optimized", u->m);
-  if (debug_wants("time") && u->nfns)
+  if (!st && u->nfns) debug_dump(DEBUG_OPTIMIZED, u->m);
+  if (debug_wants(DEBUG_TIME) && u->nfns)
     fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: lowering %.2f ms, optimisation %.2f ms, code gen %.2f ms\n",
             u->index, u->nfns, u->size, u->ms[0], u->ms[1], u->ms[2]);
   if (!st && u->object) {
