@@ -74,6 +74,37 @@ void cc1_start(void); /* loads it on a thread of its own, once per process */
 int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
                 char **bitcode, size_t *len, char **log);
 
+/* --- ir.c: IR helpers that every pass may call (constants, types, intrinsic calls) --- */
+/* The integer constant v of type t, in every element when t is a vector (of at most 256). */
+LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
+LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e); /* constant e in every element of t */
+static inline int ir_is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
+static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
+  return ir_is_vector(t) ? LLVMGetElementType(t) : t;
+}
+/* t's shape (a scalar, or a vector of the same length) with elements of type e. */
+static inline LLVMTypeRef ir_shaped(LLVMTypeRef t, LLVMTypeRef e) {
+  return ir_is_vector(t) ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
+}
+/* t's shape with integer elements of `bits` bits (t's own bits: its encoding). */
+static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
+  return ir_shaped(t, LLVMIntTypeInContext(LLVMGetTypeContext(t), bits));
+}
+LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
+unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
+/* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
+LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
+/* A call of the intrinsic `name` (llvm.smax), overloaded on the types over[0..nover): the one
+ * way weft calls an intrinsic. */
+LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMTypeRef *over,
+                          unsigned nover, LLVMValueRef *args, unsigned nargs);
+/* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
+ * struct, a builtin's float8), or NULL. */
+LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
+/* Argument a, as the x86-64 calling convention passed it (as it is, in memory through a byval
+ * pointer, or as a scalar of the same bits), in its real type. */
+LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);
+
 /* --- cfg.c: the control-flow graph in PC order --- */
 typedef struct cfg_block {
   LLVMBasicBlockRef bb;
@@ -182,25 +213,6 @@ void expand_builtins(LLVMModuleRef m);
 void expand_printf(LLVMModuleRef m);
 /* The call's format has a vector conversion left, one it could not expand. */
 int printf_vector_left(LLVMValueRef call);
-/* The integer constant v of type t, in every element when t is a vector (of at most 256). */
-LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
-LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e); /* constant e in every element of t */
-static inline int ir_is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
-static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
-  return ir_is_vector(t) ? LLVMGetElementType(t) : t;
-}
-/* t's shape (a scalar, or a vector of the same length) with elements of type e. */
-static inline LLVMTypeRef ir_shaped(LLVMTypeRef t, LLVMTypeRef e) {
-  return ir_is_vector(t) ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
-}
-/* t's shape with integer elements of `bits` bits (t's own bits: its encoding). */
-static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
-  return ir_shaped(t, LLVMIntTypeInContext(LLVMGetTypeContext(t), bits));
-}
-/* A call of the intrinsic `name` (llvm.smax), overloaded on the type of args[0]. */
-LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
-                          unsigned n);
-
 /* --- expand_convert.c: OpenCL's conversions, saturating and in every rounding mode --- */
 typedef enum ir_rounding { /* in the order of the suffixes: "", _rte, _rtz, _rtp, _rtn */
   ROUND_DEFAULT, /* toward zero to an integer, else to nearest even */
@@ -212,19 +224,9 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
                         LLVMTypeRef to, int to_unsigned, int saturate, ir_rounding mode);
 /* Reads a conversion's suffix ("", "_sat", "_rtz", "_sat_rte"); 0 when it is none of these. */
 int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode);
-/* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
-LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
-LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
-unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
 /* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,
  * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
 void builtin_types_restore(LLVMModuleRef m);
-/* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
- * struct, a builtin's float8), or NULL. */
-LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
-/* Argument a, as the x86-64 calling convention passed it (as it is, in memory through a byval
- * pointer, or as a scalar of the same bits), in its real type. */
-LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);
 
 /* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
 #include "kernel.h"

@@ -307,15 +307,6 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcod
 
 /* ---- warming up ---- */
 
-static LLVMValueRef call_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name,
-                                   LLVMTypeRef *over, unsigned nover, LLVMValueRef *args,
-                                   unsigned nargs) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  return LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, over, nover),
-                        LLVMGetIntrinsicDeclaration(m, id, over, nover), args, nargs, "");
-}
-
 /* A loop over lane groups of G floats, shaped like lowered code: masked, packed and gathered
  * loads and stores, arithmetic, a compare and select, a square root, a libmvec call, an atomic. */
 static void build_warm_up(LLVMModuleRef m, unsigned G) {
@@ -344,20 +335,20 @@ static void build_warm_up(LLVMModuleRef m, unsigned G) {
   LLVMPositionBuilderAtEnd(b, loop);
   LLVMValueRef i = LLVMBuildPhi(b, i32, ""), acc = LLVMBuildPhi(b, vf, "");
   LLVMValueRef at = LLVMBuildGEP2(b, f32, p, (LLVMValueRef[]){LLVMBuildMul(b, i, LLVMConstInt(i32, G, 0), "")}, 1, "");
-  LLVMValueRef x = call_intrinsic(b, m, "llvm.masked.load", (LLVMTypeRef[]){vf, ptr}, 2,
+  LLVMValueRef x = ir_intrinsic(b, m, "llvm.masked.load", (LLVMTypeRef[]){vf, ptr}, 2,
                                   (LLVMValueRef[]){at, align, mask, zero}, 4);
   LLVMValueRef low[64];
   for (unsigned k = 0; k < G; k++) low[k] = LLVMConstInt(i32, 1023, 0);
   LLVMValueRef idx = LLVMBuildAnd(b, LLVMBuildFPToSI(b, x, vi, ""), LLVMConstVector(low, G), "");
   LLVMValueRef from = LLVMBuildGEP2(b, f32, q, &idx, 1, "");
-  LLVMValueRef y = call_intrinsic(b, m, "llvm.masked.gather", (LLVMTypeRef[]){vf, vp}, 2,
+  LLVMValueRef y = ir_intrinsic(b, m, "llvm.masked.gather", (LLVMTypeRef[]){vf, vp}, 2,
                                   (LLVMValueRef[]){from, align, mask, zero}, 4);
   LLVMValueRef w = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, y, ""), acc, "");
   LLVMValueRef sel = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, w, zero, ""), w, x, "");
-  LLVMValueRef r = call_intrinsic(b, m, "llvm.sqrt", &vf, 1, &sel, 1);
+  LLVMValueRef r = ir_intrinsic(b, m, "llvm.sqrt", &vf, 1, &sel, 1);
   LLVMValueRef e = LLVMBuildCall2(b, mvec_t, exp_fn, &r, 1, "");
-  call_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2, (LLVMValueRef[]){sel, at, align, mask}, 4);
-  call_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2, (LLVMValueRef[]){e, from, align, mask}, 4);
+  ir_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2, (LLVMValueRef[]){sel, at, align, mask}, 4);
+  ir_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2, (LLVMValueRef[]){e, from, align, mask}, 4);
   LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, q, LLVMConstInt(i32, 1, 0), LLVMAtomicOrderingSequentiallyConsistent, 0);
   LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i32, 1, 0), "");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMGetParam(fn, 3), ""), loop, done);

@@ -89,11 +89,7 @@ LLVMValueRef lw_ctx_field(lower *L, size_t offset) {
 
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  if (!id) DIE("unknown intrinsic %s", name);
-  LLVMValueRef f = LLVMGetIntrinsicDeclaration(L->m, id, over, nover);
-  LLVMTypeRef ft = LLVMIntrinsicGetType(L->c, id, over, nover);
-  return LLVMBuildCall2(L->b, ft, f, args, nargs, "");
+  return ir_intrinsic(L->b, L->m, name, over, nover, args, nargs);
 }
 
 void lw_unsupported(lower *L, LLVMValueRef inst, const char *what) {
