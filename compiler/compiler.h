@@ -228,7 +228,7 @@ int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode);
  * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
 void builtin_types_restore(LLVMModuleRef m);
 
-/* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
+/* --- kernel_abi.c: a kernel's parameters, argument block, argument setter and description --- */
 #include "kernel.h"
 /* A lowered kernel: `info` is complete but for the two function pointers, which the JIT fills
  * from the named functions. The arrays and strings in info are malloc'd: kernel_info_free. */
@@ -237,14 +237,6 @@ typedef struct lowered_kernel {
   char *run_name, *setargs_name;
   int has_entry; /* this unit emitted part 0 and the setargs: the one whose info to keep */
 } lowered_kernel;
-#define JIT_UNITS_MAX 4 /* threads that lower, optimise and generate one build's code */
-/* How a build's compile units share its kernels' parts (parts.c): each unit lowers the same
- * kernels in the same order and hands each kernel's parts out, largest first, to the unit with
- * the fewest kernel instructions so far, so all units make the same plan without talking. */
-typedef struct lower_split {
-  int unit, nunits;
-  unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
-} lower_split;
 /* What the code is for: W, G, the CPU, and whether only work-groups where get_local_id(0) is
  * lane-affine in every lane group (rt_x_aligned) run it, which leaves out the gathers that
  * lane-affine accesses need in the others (the variant for those is built when a launch needs
@@ -253,6 +245,27 @@ typedef struct lower_target {
   unsigned warp, lanes;
   int avx512, x_aligned_only;
 } lower_target;
+/* Clears *out and describes kernel fn for the runtime: its name, file, W and G, the names of
+ * its functions (after the build's number in its context: the JIT holds all of a context's
+ * programs), its parameters and where each is in the argument block. */
+weft_status kernel_describe(LLVMValueRef fn, unsigned program, const lower_target *t,
+                            lowered_kernel *out, char **err);
+void kernel_describe_blocks(const cfg *g, weft_compiled_kernel *k); /* PCs, lines, IPDOMs */
+/* The parameter is a struct passed by value: the argument block holds its bytes. */
+int kernel_param_is_struct(const weft_param *p);
+/* Emits `void name(ptr block, params...)`, which stores fn's parameters into the block. */
+void kernel_build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const char *name);
+void kernel_info_free(lowered_kernel *k);
+
+/* --- lower*.c: per-warp code (lower.h); lower_warp.c: the warp function around it --- */
+#define JIT_UNITS_MAX 4 /* threads that lower, optimise and generate one build's code */
+/* How a build's compile units share its kernels' parts (parts.c): each unit lowers the same
+ * kernels in the same order and hands each kernel's parts out, largest first, to the unit with
+ * the fewest kernel instructions so far, so all units make the same plan without talking. */
+typedef struct lower_split {
+  int unit, nunits;
+  unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
+} lower_split;
 /* Lowers kernel `fn` into new functions of its module, named after the kernel and the build's
  * number in its context (the JIT holds all of a context's programs): the parts `split` gives
  * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
@@ -260,8 +273,6 @@ typedef struct lower_target {
  * support ...". */
 weft_status lower_kernel(LLVMValueRef fn, unsigned program, const lower_target *t,
                          lower_split *split, lowered_kernel *out, char **err);
-void kernel_info_free(lowered_kernel *k);
-
 
 /* --- jit.c: optimisation and code generation for the host, ORC LLJIT --- */
 #include <llvm-c/Orc.h>

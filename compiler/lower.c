@@ -35,6 +35,40 @@ static void count_block(lower *L, unsigned ninstr) {
   LLVMBuildStore(L->b, LLVMBuildAdd(L->b, old, lw_const_i64(L, step), ""), L->count);
 }
 
+/* ---- counters and tail calls, which every exit uses ---- */
+
+static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
+  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, ""), v, ""), p);
+}
+
+/* The counters in ctx that L->counted accumulates, in its order. */
+static const size_t counter_field[4] = {offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
+                                        offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
+
+/* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
+ * theirs to ctx once, when the call ends, not four stores per warp. */
+void lw_count_warp(lower *L) {
+  LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
+  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1), "");
+  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, L->active_lanes, ""),
+                       LLVMBuildMul(L->b, blocks, L->active_groups, "")};
+  for (int i = 0; i < 4; i++) add_to(L, L->counted[i], v[i]);
+}
+
+void lw_flush_counts(lower *L) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  lw_count_warp(L);
+  for (int i = 0; i < 4; i++) add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
+}
+
+LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
+  LLVMValueRef f = L->part_fns[part];
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &ctx, 1, "");
+  LLVMSetTailCallKind(r, LLVMTailCallKindMustTail);
+  return r;
+}
+
 /* ---- leaving the function ---- */
 
 /* Returns `event` to the scheduler with one target (pc, the whole mask). */
