@@ -1,13 +1,29 @@
 /* Internal interface of weft's kernel compiler, one section per file (as QBE's all.h).
  *
- * Pipeline (api.c's build() runs it for every kernel of a program):
- *   frontend   OpenCL C --clang-19--> LLVM module; helpers inlined, branches kept as branches
- *   cfg        reachable blocks numbered by PC in source-like reverse post-order
- *   postdom    post-dominator tree over a virtual exit; the IPDOM of every block
- *   divergence uniform / lane-affine / varying for every value; which branches can split a warp
- *   barrier    a barrier ends its block
- *   lower      per-warp code: each block a vector body per lane group, masks, frame
- *   jit        optimisation for the host CPU and ORC LLJIT
+ * The pipeline (pipeline.c lists every pass in order; api.c calls it, `weft cfg` its analysis):
+ *
+ *   OpenCL C
+ *     |  front end        frontend.c, cc1.c   clang-19 (in this process, or as a child process)
+ *     |  builtin expansion expand_*.c,        vloadN, conversions, printf's vectors ... become IR;
+ *     |                   builtin_types.c     builtins' vectors in their own types
+ *     |  canonicalisation frontend.c          helpers inlined, SSA, branches kept as branches
+ *     v
+ *   canonical LLVM module -- as bitcode, for compile units 1.. and the unaligned variant
+ *     |  per compile unit (jit.c: threads), per kernel (pipeline_analyse, then the lowering):
+ *     |  barrier split    barrier_split.c     a barrier ends its block
+ *     |  CFG              cfg.c               reachable blocks numbered by PC, reverse post-order
+ *     |  post-dominators  postdom.c           the IPDOM of every block: reconvergence points
+ *     |  divergence       divergence.c        uniform / lane-affine / varying values and branches
+ *     |  parts            parts.c             where a large warp function is cut
+ *     |  kernel ABI       kernel_abi.c        parameters, argument block, setargs, description
+ *     |  lowering         lower*.c            per-warp code: entry, dispatch, blocks as vector
+ *     |                                       bodies per lane group, masks, frame, exits
+ *     |  optimisation     jit.c               SROA, CSE, InstCombine, GVN for the host CPU
+ *     |  code generation  jit.c               an object per unit, linked by ORC LLJIT
+ *     v
+ *   weft_compiled_kernel: run (the warp function), setargs, block table -> runtime/
+ *
+ * Below every pass: ir.c (IR helpers), files.c, debug.c (WEFT_DEBUG), arena.c, ptrmap.c, die.c.
  */
 #ifndef WEFT_COMPILER_H
 #define WEFT_COMPILER_H
@@ -266,13 +282,14 @@ typedef struct lower_split {
   int unit, nunits;
   unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
 } lower_split;
-/* Lowers kernel `fn` into new functions of its module, named after the kernel and the build's
- * number in its context (the JIT holds all of a context's programs): the parts `split` gives
- * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
- * an unsupported construct returns WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not
- * support ...". */
-weft_status lower_kernel(LLVMValueRef fn, unsigned program, const lower_target *t,
-                         lower_split *split, lowered_kernel *out, char **err);
+/* Lowers kernel `fn`, analysed into g and dv (pipeline_analyse) and described in out
+ * (kernel_describe), into new functions of its module named out->run_name: the parts `split`
+ * gives its unit (all of them when NULL; the others are declared). Sets out->has_entry when
+ * part 0 is among them. On an unsupported construct returns WEFT_ERROR_UNSUPPORTED with
+ * *err = "file:line: weft does not support ...". */
+weft_status lower_kernel(weft_arena *a, LLVMValueRef fn, const cfg *g, const divergence *dv,
+                         const lower_target *t, lower_split *split, lowered_kernel *out,
+                         char **err);
 
 /* --- jit.c: optimisation and code generation for the host, ORC LLJIT --- */
 #include <llvm-c/Orc.h>
@@ -280,18 +297,23 @@ typedef struct weft_jit weft_jit;
 int jit_host_has_avx512(void);
 weft_status jit_create(weft_jit **out, char **err);
 void jit_release(weft_jit *j);
-/* Lowers into m, the front end's module (unit 0) or a copy of it read back in a context of its
- * own (units 1..nunits-1, on threads), what unit `unit` compiles; deletes the front end's
- * functions. */
-typedef weft_status jit_lower_fn(void *arg, LLVMModuleRef m, int unit, int nunits, char **err);
-/* Lowers, optimises and generates the code of the front end's module m in compile units, one
- * per CPU up to JIT_UNITS_MAX when `size` (its kernels' instructions) pays for them, into the
- * JIT under a new tracker, which frees the code again (jit_remove). m stays the caller's;
- * bitcode is m as written before the lowering, which units 1.. read back. With m NULL, unit 0
- * reads it back too, and the module's global variables are those that an earlier build from
- * the same m defined. */
+/* One compile unit of a build, on a thread of its own: it lowers its share of the kernels into
+ * its module, which jit_unit_optimise and jit_unit_codegen then turn into an object. */
+typedef struct jit_unit jit_unit;
+typedef weft_status jit_unit_fn(void *arg, jit_unit *u, char **err);
+/* The unit's module: the front end's module (unit 0) or a copy of it read back in a context of
+ * its own (units 1..nunits-1, on threads). */
+weft_status jit_unit_module(jit_unit *u, LLVMModuleRef *m, int *index, int *nunits, char **err);
+weft_status jit_unit_optimise(jit_unit *u, char **err); /* once lowered; verifies it first */
+weft_status jit_unit_codegen(jit_unit *u, char **err);  /* an object file for the JIT */
+/* Compiles the front end's module m in compile units, one per CPU up to JIT_UNITS_MAX when
+ * `size` (its kernels' instructions) pays for them, each by `compile`, into the JIT under a new
+ * tracker, which frees the code again (jit_remove). m stays the caller's; bitcode is m as
+ * written before the lowering, which units 1.. read back. With m NULL, unit 0 reads it back
+ * too, and the module's global variables are those that an earlier build from the same m
+ * defined. */
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
-                        jit_lower_fn *lower, void *arg, LLVMOrcResourceTrackerRef *tracker,
+                        jit_unit_fn *compile, void *arg, LLVMOrcResourceTrackerRef *tracker,
                         char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
 /* Generates code for a small loop shaped like lowered code and throws it away, and maps heap
@@ -316,5 +338,35 @@ int jit_thread_start(jit_thread *t); /* 1: running (already, or now); 0: cannot 
 void jit_thread_run(jit_thread *t, jit_job *job, void *arg);
 void jit_thread_wait(jit_thread *t); /* until its job is done */
 void jit_thread_stop(jit_thread *t); /* after its job; then it may start again */
+
+/* --- pipeline.c: every pass in order, for a program and for one kernel --- */
+/* A kernel's analysis, as the lowering and `weft cfg` need it: barrier split, CFG,
+ * post-dominators, divergence (into *dv) and parts, in a's memory. */
+cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv);
+/* A program's compiled form. */
+typedef struct program_code {
+  char *log; /* the front end's diagnostics */
+  unsigned nkernels;
+  lowered_kernel *kernels; /* their function pointers set to the code below */
+  LLVMOrcResourceTrackerRef code;           /* for x-aligned work-groups (rt_x_aligned) */
+  LLVMOrcResourceTrackerRef code_unaligned; /* for the others, built when a launch needs it */
+  /* The front end's module as bitcode, from which code_unaligned is built, into its own code. */
+  LLVMMemoryBufferRef front_end;
+  unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
+} program_code;
+/* What a context compiles for. */
+typedef struct pipeline_target {
+  weft_jit *jit;
+  unsigned warp, lanes;
+  int avx512;
+  unsigned *builds; /* the context's count of builds, which names each one's symbols apart */
+} pipeline_target;
+/* Builds the file `path` (or `source`, named `path`) with clang options `options` into *p, for
+ * x-aligned work-groups. On failure *p is empty and *err (malloc'd) says why. */
+weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
+                           const char *options, program_code *p, char **err);
+/* Builds p's kernels again for work-groups that are not x-aligned, into p->code_unaligned. */
+weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err);
+void pipeline_code_free(program_code *p);
 
 #endif

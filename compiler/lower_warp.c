@@ -7,8 +7,8 @@
  * dispatch switches on ctx->pc: a PC of this part goes to the resume point for its set of live
  * values, which restores them from the frame; a PC of another part is a tail call to it. Every
  * exit to the scheduler goes through `leave`, which adds the call's counters to ctx and returns
- * the event. lower_kernel puts it together: the parts this compile unit emits, then, with part
- * 0, the argument setter. */
+ * the event. lower_kernel puts it together: the parts of the warp function this compile unit
+ * emits. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,22 +197,14 @@ static void plan_parts(weft_arena *a, const cfg *g, lower_split *split, unsigned
   }
 }
 
-weft_status lower_kernel(LLVMValueRef kfn, unsigned program, const lower_target *t,
-                         lower_split *split, lowered_kernel *out, char **err) {
+weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const divergence *dv,
+                         const lower_target *t, lower_split *split, lowered_kernel *out,
+                         char **err) {
   LLVMModuleRef m = LLVMGetGlobalParent(kfn);
   weft_compiled_kernel *k = &out->info;
-  lower L = {.a = arena_create(), .c = LLVMGetModuleContext(m), .m = m, .W = t->warp,
+  lower L = {.a = a, .g = g, .dv = dv, .c = LLVMGetModuleContext(m), .m = m, .W = t->warp,
              .G = t->lanes, .ngroups = t->warp / t->lanes, .avx512 = t->avx512,
              .x_aligned_only = t->x_aligned_only, .td = LLVMGetModuleDataLayout(m)};
-  weft_status st = kernel_describe(kfn, program, t, out, err);
-  if (st) return arena_release(L.a), st;
-  barrier_split(kfn);
-  cfg *g = cfg_build(L.a, kfn);
-  postdom_compute(L.a, g);
-  L.g = g;
-  L.dv = divergence_compute(L.a, g);
-  kernel_describe_blocks(g, k);
-  parts_compute(L.a, g);
   ptrmap_init(L.a, &L.slots, 256);
   ptrmap_init(L.a, &L.uniforms, 64);
   lw_make_slots(&L);
@@ -227,9 +219,8 @@ weft_status lower_kernel(LLVMValueRef kfn, unsigned program, const lower_target 
     if (mine[L.part]) build_part(&L, kfn, k);
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;
   k->static_local_size = L.static_local_size;
-  if ((out->has_entry = mine[0])) kernel_build_setargs(kfn, k, out->setargs_name);
+  out->has_entry = mine[0];
   LLVMDisposeBuilder(L.b);
-  arena_release(L.a);
   if (L.error) {
     *err = L.error;
     return WEFT_ERROR_UNSUPPORTED;
