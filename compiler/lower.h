@@ -90,16 +90,20 @@ void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val);
 void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val);
 void lw_make_slots(lower *L);
 void lw_make_allocas(lower *L); /* the slots' allocas in the function being emitted */
-void lw_liveness(lower *L);
-void lw_frame_restore(lower *L, int pc);
-/* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
-void lw_frame_save(lower *L, const int *to, int n);
+LLVMTypeRef lw_frame_type(lower *L, LLVMTypeRef t); /* one lane of t in the frame: i1 as i8 */
 LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */
 LLVMBasicBlockRef lw_at_entry(lower *L); /* builder to the part's entry; returns where it was */
 LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t);
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs);
 void lw_unsupported(lower *L, LLVMValueRef inst, const char *what);
+LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read at the entry */
+
+/* lower_frame.c */
+void lw_liveness(lower *L);
+void lw_frame_restore(lower *L, int pc);
+/* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
+void lw_frame_save(lower *L, const int *to, int n);
 
 /* lower_inst.c */
 int lw_is_hoistable(LLVMValueRef inst, int after_write);
@@ -112,7 +116,6 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
 /* A call of get_local_id/get_global_id in one lane (i64, of the current group), as a scalar;
  * NULL for any other call. */
 LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane);
-LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read at the entry */
 
 /* lower_subgroup.c */
 LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int uniform);

@@ -32,16 +32,6 @@ static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
   return a;
 }
 
-LLVMValueRef lw_group_u64(lower *L, size_t off) {
-  LLVMValueRef *v = &L->group_u64[off / 8];
-  if (!*v) {
-    LLVMBasicBlockRef here = lw_at_entry(L);
-    *v = lw_load_at(L, L->group, off, LLVMInt64TypeInContext(L->c));
-    LLVMPositionBuilderAtEnd(L->b, here);
-  }
-  return *v;
-}
-
 static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int uniform) {
   unsigned d;
   if (k == BI_WORK_DIM) {
