@@ -38,7 +38,6 @@
 typedef struct weft_arena weft_arena;
 weft_arena *arena_create(void);
 void *arena_alloc(weft_arena *a, size_t n); /* zeroed; dies on out-of-memory */
-char *arena_strdup(weft_arena *a, const char *s);
 void arena_release(weft_arena *a);
 #define ARENA_NEW(a, type, n) ((type *)arena_alloc((a), sizeof(type) * (size_t)(n)))
 
