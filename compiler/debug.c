@@ -32,6 +32,7 @@ void debug_dump(debug_category stage, LLVMModuleRef m) {
 
 double debug_time(const char *phase, double since) {
   double now = rt_now_ms();
-  if (phase && debug_wants(DEBUG_TIME)) fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
+  if (phase && debug_wants(DEBUG_TIME))
+    fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
   return now;
 }

@@ -71,7 +71,8 @@ static weft_status lower_kernels(const build *b, LLVMModuleRef m, int unit, int 
   for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
     next = LLVMGetNextFunction(f);
     size_t len;
-    if (!LLVMIsDeclaration(f) && strncmp(LLVMGetValueName2(f, &len), "__weft_", 7)) LLVMDeleteFunction(f);
+    if (!LLVMIsDeclaration(f) && strncmp(LLVMGetValueName2(f, &len), "__weft_", 7))
+      LLVMDeleteFunction(f);
   }
   return WEFT_SUCCESS;
 }
