@@ -30,8 +30,8 @@ typedef struct slot {
  * and the design's: W is the warp width, G the lane-group width, a group is G lanes. */
 typedef struct lower {
   /* the kernel and its analysis (pipeline_analyse) */
-  weft_arena *a;        /* memory freed when the kernel is lowered */
-  const cfg *g;         /* the kernel's blocks by PC, with their IPDOMs and parts */
+  weft_arena *arena;    /* memory freed when the kernel is lowered */
+  const cfg *cfg;       /* the kernel's blocks by PC, with their IPDOMs and parts */
   const divergence *dv; /* uniform, lane-affine or varying, for every value */
   /* where the code goes */
   LLVMContextRef c;     /* the module's context */
@@ -44,13 +44,13 @@ typedef struct lower {
   /* values of the part being emitted, in its warp function (lower_warp.c) */
   LLVMValueRef fn;        /* the part's function: uint32_t run(weft_warp_ctx *ctx) */
   LLVMValueRef ctx;       /* its weft_warp_ctx (in part 0 a phi over the chain's warps) */
-  LLVMValueRef group;     /* ctx->group: the work-group's weft_group */
+  LLVMValueRef work_group; /* ctx->group: the work-group's weft_group */
   LLVMValueRef args;      /* the argument block that setargs filled */
   LLVMValueRef local_mem; /* the work-group's __local memory */
   LLVMValueRef frame;     /* ctx->frame: where the warp's values live between calls */
   LLVMValueRef mask;      /* i64: ctx->mask, the lanes that run in this call */
   LLVMValueRef x_aligned; /* i1: get_local_id(0) is lane-affine in every lane group */
-  LLVMValueRef guard_v;   /* i32: ctx->guard; a jump to a PC below it may stay inline */
+  LLVMValueRef guard;     /* i32: ctx->guard; a jump to a PC below it may stay inline */
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
   LLVMBasicBlockRef entry; /* the part's entry block: what every warp shares */
   LLVMBasicBlockRef start; /* where each warp of a chain starts */
@@ -75,8 +75,8 @@ typedef struct lower {
   ptrmap uniforms;                 /* kernel argument or __local global -> value in fn */
   size_t frame_size, static_local_size; /* bytes per warp; the kernel's own __local bytes */
   /* the instruction being emitted */
-  unsigned grp;       /* lane group being emitted */
-  LLVMValueRef gmask; /* its <G x i1> mask */
+  unsigned lane_group;          /* the lane group being emitted */
+  LLVMValueRef lane_group_mask; /* its <G x i1> mask */
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error;        /* the first unsupported construct, with its line */
 } lower;
@@ -104,12 +104,12 @@ LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first); /* <first, fir
 LLVMValueRef lw_const_i64(lower *L, uint64_t v);
 LLVMValueRef lw_const_i32(lower *L, uint64_t v);
 slot *lw_slot(lower *L, LLVMValueRef v); /* v's slot; NULL for a constant or an argument */
-/* Reading and writing kernel values: u for a uniform value (one scalar), v for lane group
- * L->grp's (<G x T>). A uniform value read per group is splatted. */
-LLVMValueRef lw_uval(lower *L, LLVMValueRef v);      /* a uniform operand as a scalar */
-LLVMValueRef lw_vval(lower *L, LLVMValueRef v);      /* an operand for lane group L->grp */
-void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val); /* sets uniform value v to val */
-void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val); /* the same for lane group L->grp */
+/* Reading and writing kernel values: a uniform value as one scalar, any other as lane group
+ * L->lane_group's vector (<G x T>). A uniform value read as a vector is splatted. */
+LLVMValueRef lw_scalar_of(lower *L, LLVMValueRef v); /* a uniform operand as a scalar */
+LLVMValueRef lw_vector_of(lower *L, LLVMValueRef v); /* an operand for lane group L->lane_group */
+void lw_set_scalar(lower *L, LLVMValueRef v, LLVMValueRef val); /* sets uniform value v to val */
+void lw_set_vector(lower *L, LLVMValueRef v, LLVMValueRef val); /* v's lanes of L->lane_group */
 void lw_make_slots(lower *L); /* a slot per kernel value, and frame space for the cross ones */
 void lw_make_allocas(lower *L); /* the slots' allocas in the function being emitted */
 LLVMTypeRef lw_frame_type(lower *L, LLVMTypeRef t); /* one lane of t in the frame: i1 as i8 */
@@ -134,11 +134,11 @@ void lw_frame_save(lower *L, const int *to, int n);
  * block may have written memory). */
 int lw_is_hoistable(LLVMValueRef inst, int after_write);
 void lw_inst_uniform(lower *L, LLVMValueRef inst); /* once per warp, as scalars */
-void lw_inst_group(lower *L, LLVMValueRef inst);   /* for lane group L->grp, under L->gmask */
+void lw_inst_group(lower *L, LLVMValueRef inst);   /* for L->lane_group, under its mask */
 int lw_writes_memory(LLVMValueRef inst); /* a store, atomic, fence or call: may write memory */
 
 /* lower_builtin.c: calls of OpenCL builtins */
-/* A builtin call's result: a scalar when uniform, else for lane group L->grp; NULL (after
+/* A builtin call's result: a scalar when uniform, else for lane group L->lane_group; NULL (after
  * lw_unsupported) when weft does not support it. */
 LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
 /* A call of get_local_id/get_global_id in one lane (i64, of the current group), as a scalar;
@@ -150,6 +150,6 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
 /* Whether inst runs as a segment of its own, all lane groups in order before what follows:
  * printf (one call's lines for the whole warp, then the next call's) and sub-group scans (the
  * carry from the groups before). Sets up a scan's carry. */
-int lw_alone(lower *L, LLVMValueRef inst);
+int lw_runs_alone(lower *L, LLVMValueRef inst);
 
 #endif

@@ -58,7 +58,7 @@ static void remat_value(lower *L, LLVMValueRef inst) {
     return;
   }
   for (unsigned g = 0; g < L->ngroups; g++) {
-    L->grp = g, L->gmask = lw_group_mask(L, L->mask, g);
+    L->lane_group = g, L->lane_group_mask = lw_group_mask(L, L->mask, g);
     lw_inst_group(L, inst);
   }
 }
@@ -93,7 +93,7 @@ void lw_frame_save(lower *L, const int *to, int n) {
   for (int i = 0; i < L->ncross; i++) {
     if (L->cross[i]->remat) continue; /* computed again where the warp resumes */
     int needed = 0;
-    for (int k = 0; k < n && !needed; k++) needed = to[k] < L->g->nblocks && live(L, to[k], i);
+    for (int k = 0; k < n && !needed; k++) needed = to[k] < L->cfg->nblocks && live(L, to[k], i);
     if (needed) save_slot(L, L->cross[i]);
   }
 }
@@ -110,7 +110,7 @@ static void use_of(lower *L, LLVMValueRef v, uint64_t *use, const uint64_t *def)
 /* use: read in the block before any write; def: written in the block, including the phis of
  * its successors, which are written on the way out. */
 static void block_use_def(lower *L, int pc, uint64_t *use, uint64_t *def) {
-  const cfg_block *b = &L->g->blocks[pc];
+  const cfg_block *b = &L->cfg->blocks[pc];
   for (LLVMValueRef i = LLVMGetFirstInstruction(b->bb); i; i = LLVMGetNextInstruction(i)) {
     if (!LLVMIsAPHINode(i))
       for (int k = 0; k < LLVMGetNumOperands(i); k++) use_of(L, LLVMGetOperand(i, k), use, def);
@@ -118,30 +118,30 @@ static void block_use_def(lower *L, int pc, uint64_t *use, uint64_t *def) {
     if (s && s->cross && !LLVMIsAPHINode(i)) set_bit(def, s->index);
   }
   for (int k = 0; k < b->nsuccs; k++)
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi))
       for (unsigned j = 0; j < LLVMCountIncoming(phi); j++)
         if (LLVMGetIncomingBlock(phi, j) == b->bb) use_of(L, LLVMGetIncomingValue(phi, j), use, def);
   for (int k = 0; k < b->nsuccs; k++)
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi))
       set_bit(def, lw_slot(L, phi)->index);
 }
 
 void lw_liveness(lower *L) {
-  int n = L->g->nblocks, w = L->live_words = (L->ncross + 63) / 64 + 1;
-  uint64_t *use = ARENA_NEW(L->a, uint64_t, (size_t)n * w), *def = ARENA_NEW(L->a, uint64_t, (size_t)n * w);
-  L->live_in = ARENA_NEW(L->a, uint64_t, (size_t)n * w);
+  int n = L->cfg->nblocks, w = L->live_words = (L->ncross + 63) / 64 + 1;
+  uint64_t *use = ARENA_NEW(L->arena, uint64_t, (size_t)n * w), *def = ARENA_NEW(L->arena, uint64_t, (size_t)n * w);
+  L->live_in = ARENA_NEW(L->arena, uint64_t, (size_t)n * w);
   for (int pc = 0; pc < n; pc++) {
     block_use_def(L, pc, use + (size_t)pc * w, def + (size_t)pc * w);
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[pc].bb); phi && LLVMIsAPHINode(phi);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi))
       set_bit(use + (size_t)pc * w, lw_slot(L, phi)->index); /* a phi is live where it starts */
   }
   for (int changed = 1; changed;) {
     changed = 0;
     for (int pc = n - 1; pc >= 0; pc--) {
-      const cfg_block *b = &L->g->blocks[pc];
+      const cfg_block *b = &L->cfg->blocks[pc];
       for (int k = 0; k < w; k++) {
         uint64_t out = 0;
         for (int s = 0; s < b->nsuccs; s++) out |= L->live_in[(size_t)b->succs[s] * w + k];
@@ -150,7 +150,7 @@ void lw_liveness(lower *L) {
       }
     }
   }
-  L->live_set = ARENA_NEW(L->a, int, n);
+  L->live_set = ARENA_NEW(L->arena, int, n);
   for (int pc = 0; pc < n; pc++) {
     int same = 0; /* pc itself at the latest */
     while (memcmp(L->live_in + (size_t)same * w, L->live_in + (size_t)pc * w, (size_t)w * sizeof *use))

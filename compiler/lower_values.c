@@ -30,7 +30,7 @@ LLVMValueRef lw_const_i32(lower *L, uint64_t v) {
 
 /* A shuffle mask whose element i is f(i) for i < n. */
 static LLVMValueRef shuffle_mask(lower *L, unsigned n, unsigned k, int repeat) {
-  LLVMValueRef *e = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *e = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) e[i] = lw_const_i32(L, repeat ? i % k : i / k);
   return LLVMConstVector(e, n);
 }
@@ -63,7 +63,7 @@ LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g) {
 }
 
 LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
-  LLVMValueRef *e = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  LLVMValueRef *e = ARENA_NEW(L->arena, LLVMValueRef, L->G);
   for (unsigned i = 0; i < L->G; i++) e[i] = LLVMConstInt(elem, first + i, 0);
   return LLVMConstVector(e, L->G);
 }
@@ -96,7 +96,7 @@ LLVMValueRef lw_group_u64(lower *L, size_t off) {
   LLVMValueRef *v = &L->group_u64[off / 8];
   if (!*v) {
     LLVMBasicBlockRef here = lw_at_entry(L);
-    *v = lw_load_at(L, L->group, off, LLVMInt64TypeInContext(L->c));
+    *v = lw_load_at(L, L->work_group, off, LLVMInt64TypeInContext(L->c));
     LLVMPositionBuilderAtEnd(L->b, here);
   }
   return *v;
@@ -163,26 +163,26 @@ static int rematerializable(lower *L, LLVMValueRef inst) {
 }
 
 static void make_slot(lower *L, LLVMValueRef inst) {
-  slot *s = ARENA_NEW(L->a, slot, 1);
+  slot *s = ARENA_NEW(L->arena, slot, 1);
   s->inst = inst;
   s->type = LLVMTypeOf(inst);
   s->shape = divergence_of(L->dv, inst).shape;
   s->cross = used_elsewhere(inst);
   s->remat = rematerializable(L, inst);
-  if (s->shape != UNIFORM) s->v = ARENA_NEW(L->a, LLVMValueRef, L->ngroups);
+  if (s->shape != UNIFORM) s->v = ARENA_NEW(L->arena, LLVMValueRef, L->ngroups);
   if (s->cross && !s->remat)
     s->frame_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, lw_frame_type(L, s->type)));
   if (s->cross) s->index = L->ncross++;
   if (LLVMIsAAllocaInst(inst))
     s->priv_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst)));
-  ptrmap_put(L->a, &L->slots, inst, s);
+  ptrmap_put(L->arena, &L->slots, inst, s);
 }
 
 void lw_make_slots(lower *L) {
-  for (int pc = 0; pc < L->g->nblocks; pc++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(L->g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
+  for (int pc = 0; pc < L->cfg->nblocks; pc++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) make_slot(L, i);
-  L->cross = ARENA_NEW(L->a, slot *, L->ncross + 1);
+  L->cross = ARENA_NEW(L->arena, slot *, L->ncross + 1);
   for (unsigned i = 0; i < L->slots.cap; i++) {
     slot *s = L->slots.vals[i];
     if (L->slots.keys[i] && s->cross) L->cross[s->index] = s;
@@ -222,29 +222,29 @@ static LLVMValueRef rebuild_const(lower *L, LLVMValueRef v) {
 /* Element c of every lane of v, where each lane has k elements. */
 LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
   unsigned lanes = LLVMGetVectorSize(LLVMTypeOf(v)) / k;
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, lanes);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, lanes);
   for (unsigned l = 0; l < lanes; l++) m[l] = lw_const_i32(L, l * k + c);
   if (lanes == 1) return LLVMBuildExtractElement(L->b, v, m[0], "");
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes), "");
 }
 
-LLVMValueRef lw_uval(lower *L, LLVMValueRef v) {
+LLVMValueRef lw_scalar_of(lower *L, LLVMValueRef v) {
   slot *s = lw_slot(L, v);
   if (!s) return rebuild_const(L, v);
   if (s->shape != UNIFORM) DIE("uniform use of a non-uniform value");
   return LLVMBuildLoad2(L->b, s->type, s->u, "");
 }
 
-LLVMValueRef lw_vval(lower *L, LLVMValueRef v) {
+LLVMValueRef lw_vector_of(lower *L, LLVMValueRef v) {
   slot *s = lw_slot(L, v);
-  if (!s || s->shape == UNIFORM) return lw_splat(L, lw_uval(L, v));
-  return LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[L->grp], "");
+  if (!s || s->shape == UNIFORM) return lw_splat(L, lw_scalar_of(L, v));
+  return LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[L->lane_group], "");
 }
 
-void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val) {
+void lw_set_scalar(lower *L, LLVMValueRef v, LLVMValueRef val) {
   LLVMBuildStore(L->b, val, lw_slot(L, v)->u);
 }
 
-void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val) {
-  LLVMBuildStore(L->b, val, lw_slot(L, v)->v[L->grp]);
+void lw_set_vector(lower *L, LLVMValueRef v, LLVMValueRef val) {
+  LLVMBuildStore(L->b, val, lw_slot(L, v)->v[L->lane_group]);
 }

@@ -30,7 +30,7 @@ static void map_params(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
       v = lw_load_at(L, L->args, k->params[i].offset, t);
       LLVMSetAlignment(v, 8);
     }
-    ptrmap_put(L->a, &L->uniforms, p, v);
+    ptrmap_put(L->arena, &L->uniforms, p, v);
   }
 }
 
@@ -45,7 +45,7 @@ static void map_static_locals(lower *L) {
     L->static_local_size = off + LLVMABISizeOfType(L->td, t);
     LLVMValueRef o = lw_const_i64(L, off);
     LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->local_mem, &o, 1, "");
-    ptrmap_put(L->a, &L->uniforms, gv, LLVMBuildAddrSpaceCast(L->b, p, LLVMTypeOf(gv), ""));
+    ptrmap_put(L->arena, &L->uniforms, gv, LLVMBuildAddrSpaceCast(L->b, p, LLVMTypeOf(gv), ""));
   }
 }
 
@@ -71,13 +71,13 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->end_from = LLVMBuildAlloca(L->b, i32, "end_from");
   for (int i = 0; i < 4; i++) L->counted[i] = LLVMBuildAlloca(L->b, i64, "counted");
   for (int i = 0; i < 4; i++) LLVMBuildStore(L->b, lw_const_i64(L, 0), L->counted[i]);
-  L->group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
-  L->args = lw_load_at(L, L->group, offsetof(weft_group, args), ptr);
-  L->local_mem = lw_load_at(L, L->group, offsetof(weft_group, local_mem), ptr);
+  L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
+  L->args = lw_load_at(L, L->work_group, offsetof(weft_group, args), ptr);
+  L->local_mem = lw_load_at(L, L->work_group, offsetof(weft_group, local_mem), ptr);
   L->x_aligned = L->x_aligned_only
                      ? LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)
                      : LLVMBuildICmp(L->b, LLVMIntNE,
-                                     lw_load_at(L, L->group, offsetof(weft_group, x_aligned), i32),
+                                     lw_load_at(L, L->work_group, offsetof(weft_group, x_aligned), i32),
                                      lw_const_i32(L, 0), "");
   map_params(L, kfn, k);
   map_static_locals(L);
@@ -98,7 +98,7 @@ static void build_warp_start(lower *L) {
   }
   L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
   L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
-  L->guard_v = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
+  L->guard = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
   count_active(L);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
   LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);
@@ -108,8 +108,8 @@ static void build_warp_start(lower *L) {
  * restores them from the frame and goes on to the PC's block (many PCs share a set: the blocks
  * of one loop or one branch, say). */
 static void build_resumes(lower *L, LLVMValueRef pc, LLVMValueRef sw, LLVMBasicBlockRef bad) {
-  LLVMBasicBlockRef *resume = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks); /* by set */
-  for (int i = L->g->part_first[L->part]; i < L->g->part_first[L->part + 1]; i++) {
+  LLVMBasicBlockRef *resume = ARENA_NEW(L->arena, LLVMBasicBlockRef, L->cfg->nblocks); /* by set */
+  for (int i = L->cfg->part_first[L->part]; i < L->cfg->part_first[L->part + 1]; i++) {
     LLVMBasicBlockRef *r = &resume[L->live_set[i]];
     if (!*r) {
       *r = LLVMAppendBasicBlockInContext(L->c, L->fn, "resume");
@@ -127,15 +127,15 @@ static void build_resumes(lower *L, LLVMValueRef pc, LLVMValueRef sw, LLVMBasicB
 static void build_dispatch(lower *L) {
   LLVMValueRef pc = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, pc), LLVMInt32TypeInContext(L->c));
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->c, L->fn, "bad.pc");
-  LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, bad, (unsigned)L->g->nblocks);
+  LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, bad, (unsigned)L->cfg->nblocks);
   LLVMPositionBuilderAtEnd(L->b, bad);
   LLVMBuildUnreachable(L->b);
-  for (int p = 0; p < L->g->nparts; p++) {
+  for (int p = 0; p < L->cfg->nparts; p++) {
     if (p == L->part) continue;
     LLVMBasicBlockRef elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere");
     LLVMPositionBuilderAtEnd(L->b, elsewhere);
     LLVMBuildRet(L->b, lw_tail_call(L, p, L->ctx));
-    for (int i = L->g->part_first[p]; i < L->g->part_first[p + 1]; i++)
+    for (int i = L->cfg->part_first[p]; i < L->cfg->part_first[p + 1]; i++)
       LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), elsewhere);
   }
   build_resumes(L, pc, sw, bad);
@@ -169,7 +169,7 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   L->fn = L->part_fns[L->part];
   L->ctx = LLVMGetParam(L->fn, 0);
   L->entry = LLVMAppendBasicBlockInContext(L->c, L->fn, "entry");
-  for (int pc = L->g->part_first[L->part]; pc < L->g->part_first[L->part + 1]; pc++)
+  for (int pc = L->cfg->part_first[L->part]; pc < L->cfg->part_first[L->part + 1]; pc++)
     L->bbs[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "B");
   L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
   memset(L->group_u64, 0, sizeof L->group_u64), memset(L->global_base, 0, sizeof L->global_base);
@@ -202,18 +202,18 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
                          char **err) {
   LLVMModuleRef m = LLVMGetGlobalParent(kfn);
   weft_compiled_kernel *k = &out->info;
-  lower L = {.a = a, .g = g, .dv = dv, .c = LLVMGetModuleContext(m), .m = m, .W = t->warp,
+  lower L = {.arena = a, .cfg = g, .dv = dv, .c = LLVMGetModuleContext(m), .m = m, .W = t->warp,
              .G = t->lanes, .ngroups = t->warp / t->lanes, .avx512 = t->avx512,
              .x_aligned_only = t->x_aligned_only, .td = LLVMGetModuleDataLayout(m)};
-  ptrmap_init(L.a, &L.slots, 256);
-  ptrmap_init(L.a, &L.uniforms, 64);
+  ptrmap_init(L.arena, &L.slots, 256);
+  ptrmap_init(L.arena, &L.uniforms, 64);
   lw_make_slots(&L);
   lw_liveness(&L);
   L.b = LLVMCreateBuilderInContext(L.c);
-  L.bbs = ARENA_NEW(L.a, LLVMBasicBlockRef, g->nblocks);
-  L.part_fns = ARENA_NEW(L.a, LLVMValueRef, g->nparts);
-  unsigned char *mine = ARENA_NEW(L.a, unsigned char, g->nparts);
-  plan_parts(L.a, g, split, mine);
+  L.bbs = ARENA_NEW(L.arena, LLVMBasicBlockRef, g->nblocks);
+  L.part_fns = ARENA_NEW(L.arena, LLVMValueRef, g->nparts);
+  unsigned char *mine = ARENA_NEW(L.arena, unsigned char, g->nparts);
+  plan_parts(L.arena, g, split, mine);
   for (int p = 0; p < g->nparts; p++) L.part_fns[p] = create_run_fn(m, out->run_name, p);
   for (L.part = 0; L.part < g->nparts; L.part++)
     if (mine[L.part]) build_part(&L, kfn, k);
