@@ -1,11 +1,10 @@
-/* The public host API (include/weft.h): contexts, programs and kernels. A program is built in
- * one go: clang-19, then every kernel is lowered for the context's W and G, optimised and
- * JIT-compiled, for x-aligned work-groups (rt_x_aligned); launching hands the compiled kernel to
- * the runtime, after building its variant for the other work-groups when the launch has those
- * and it is not built yet. */
-#include <llvm-c/BitWriter.h>
+/* The public host API (include/weft.h): contexts, programs and kernels, and nothing else. A
+ * context holds the options, the runtime and the JIT; a program is built by pipeline.c for the
+ * context's W and G, for x-aligned work-groups (rt_x_aligned), and kept in the context's cache
+ * for a build of the same source again; launching hands the compiled kernel to the runtime,
+ * after building its variant for the other work-groups when the launch has those and it is
+ * not built yet. */
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,15 +30,7 @@ struct weft_program {
   unsigned refs;
   char *key; /* path, options and source text */
   weft_program *next;
-  char *log;
-  unsigned nkernels;
-  lowered_kernel *kernels;
-  LLVMOrcResourceTrackerRef code;
-  /* The front end's module as bitcode, from which the kernels' variant for work-groups that are
-   * not x-aligned (rt_x_aligned) is built at the first launch that needs it, into its own code. */
-  LLVMMemoryBufferRef front_end;
-  unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
-  LLVMOrcResourceTrackerRef code_unaligned;
+  program_code built;
 };
 
 struct weft_kernel {
@@ -175,100 +166,15 @@ void weft_program_release(weft_program *p) {
       break;
     }
   free(p->key);
-  jit_remove(p->code_unaligned); /* it refers to the first build's global variables */
-  jit_remove(p->code);
-  if (p->front_end) LLVMDisposeMemoryBuffer(p->front_end);
-  for (unsigned i = 0; i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);
-  free(p->kernels);
-  free(p->log);
+  pipeline_code_free(&p->built);
   free(p);
-}
-
-/* What each compile unit of a build lowers (jit_compile). */
-typedef struct program_lowering {
-  const weft_context *ctx;
-  weft_program *p;
-  unsigned id; /* the build's number in its context */
-  int x_aligned_only;
-  lowered_kernel *out; /* per kernel */
-} program_lowering;
-
-/* jit_lower_fn: the unit's parts of every kernel of m (each kernel's description comes from the
- * unit that has its entry), then only the generated functions are left in m. */
-static weft_status lower_unit(void *arg, LLVMModuleRef m, int unit, int nunits, char **err) {
-  program_lowering *pl = arg;
-  const weft_options *o = &pl->ctx->opts;
-  lower_split split = {.unit = unit, .nunits = nunits};
-  lower_target t = {o->warp, o->lanes, pl->ctx->avx512, pl->x_aligned_only};
-  unsigned i = 0;
-  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
-    lowered_kernel k;
-    weft_status st = lower_kernel(f, pl->id, &t, &split, &k, err);
-    if (!st && k.has_entry && i < pl->p->nkernels) pl->out[i] = k;
-    else kernel_info_free(&k);
-    if (st) return st;
-  }
-  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
-    next = LLVMGetNextFunction(f);
-    size_t len;
-    if (!LLVMIsDeclaration(f) && strncmp(LLVMGetValueName2(f, &len), "__weft_", 7)) LLVMDeleteFunction(f);
-  }
-  return WEFT_SUCCESS;
-}
-
-/* The instructions of m's kernels, how much there is to lower; *n: how many kernels. */
-static unsigned kernel_instrs(LLVMModuleRef m, unsigned *n) {
-  unsigned size = 0, count = 0;
-  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), count++)
-    size += cfg_fn_instrs(f);
-  if (n) *n = count;
-  return size;
-}
-
-/* Lowers and compiles p's kernels from the front end's module m (p->front_end holds it as
- * bitcode; m is NULL in a later build, which reads it back) into `out` and new code under
- * *tracker: for x-aligned work-groups only, or for all. */
-static weft_status build_variant(weft_program *p, LLVMModuleRef m, int x_aligned_only,
-                                 lowered_kernel *out, LLVMOrcResourceTrackerRef *tracker,
-                                 char **err) {
-  weft_context *ctx = p->ctx;
-  program_lowering pl = {ctx, p, ctx->programs_built++, x_aligned_only, out};
-  return jit_compile(ctx->jit, m, p->front_end, p->instrs, lower_unit, &pl, tracker, err);
-}
-
-/* Sets p's kernels' function pointers to the code of the variant `built`: the warp function
- * for x-aligned work-groups and the setargs, or (unaligned) the warp function for the others. */
-static weft_status link_kernels(weft_program *p, const lowered_kernel *built, int unaligned,
-                                char **err) {
-  for (unsigned i = 0; i < p->nkernels; i++) {
-    void *run, *setargs = NULL;
-    weft_status st = jit_lookup(p->ctx->jit, built[i].run_name, &run, err);
-    if (!st && !unaligned) st = jit_lookup(p->ctx->jit, built[i].setargs_name, &setargs, err);
-    if (st) return st;
-    weft_compiled_kernel *info = &p->kernels[i].info;
-    if (unaligned) info->run_unaligned = (weft_warp_fn)run;
-    else info->run = (weft_warp_fn)run, info->setargs = (void (*)(void))setargs;
-  }
-  return WEFT_SUCCESS;
-}
-
-int debug_wants(const char *what) {
-  const char *want = getenv("WEFT_DEBUG");
-  return want && strstr(want, what);
-}
-
-void debug_dump(const char *stage, LLVMModuleRef m) {
-  if (!debug_wants(stage)) return;
-  char *text = LLVMPrintModuleToString(m);
-  fprintf(stderr, "; ---- weft: module %s ----\n%s", stage, text);
-  LLVMDisposeMessage(text);
 }
 
 /* The whole of a kernel file, for the cache key; NULL when it cannot be read (the front end
  * then says why) or holds a NUL byte (a string would not be all of it). */
 static char *read_file(const char *path) {
   size_t len = 0;
-  char *text = frontend_read_file(path, &len);
+  char *text = file_read(path, &len);
   if (text && strlen(text) != len) free(text), text = NULL;
   return text;
 }
@@ -289,24 +195,10 @@ static weft_program *cache_find(weft_context *ctx, const char *key) {
   return NULL;
 }
 
-/* WEFT_DEBUG=time prints how long each phase of a build took, to stderr. */
-static double debug_time(const char *phase, double since) {
-  double now = rt_now_ms();
-  if (phase && debug_wants("time")) fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
-  return now;
-}
-
-/* The first build in a process warms up code generation while clang works: on the thread that
- * waits for clang, then on the JIT's other compile threads (jit_warm_up). In a new
- * process, bench/k50.cl's largest compile unit took 51 ms to generate without it and 28 ms with
- * it; with each thread's heap warmed too, the back end takes 35 ms instead of 50. */
-static void warm_up(void *arg) {
-  static atomic_flag done = ATOMIC_FLAG_INIT;
-  weft_context *ctx = arg;
-  if (atomic_flag_test_and_set(&done)) return;
-  double t = debug_time(NULL, 0);
-  jit_warm_up(ctx->jit, ctx->opts.lanes);
-  debug_time("warm-up", t);
+/* What ctx compiles for (pipeline.c). */
+static pipeline_target target_of(weft_context *ctx) {
+  return (pipeline_target){ctx->jit, ctx->opts.warp, ctx->opts.lanes, ctx->avx512,
+                           &ctx->programs_built};
 }
 
 static weft_status compile(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
@@ -322,37 +214,18 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   weft_program *p = calloc(1, sizeof *p);
   if (!p) return free(key), free(file_text), WEFT_ERROR_OUT_OF_MEMORY;
   p->ctx = ctx, p->refs = 1;
-  LLVMContextRef llvm = LLVMContextCreate();
-  frontend_result fr;
   char *err = NULL;
-  double t = debug_time(NULL, 0);
-  frontend_idle idle = {warm_up, ctx};
-  weft_status st = frontend_compile(llvm, path, source, opts, &idle, &fr);
+  pipeline_target t = target_of(ctx);
+  weft_status st = pipeline_build(&t, path, source, opts, &p->built, &err);
   free(file_text);
   if (st) {
-    err = fr.log ? fr.log : strdup("weft: the front end failed");
-    goto fail;
+    free(key);
+    weft_program_release(p);
+    return set_error_msg(ctx, st, err ? err : strdup("weft: build failed"));
   }
-  p->log = fr.log ? fr.log : strdup("");
-  t = debug_time("front end", t);
-  p->instrs = kernel_instrs(fr.module, &p->nkernels);
-  p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
-  p->front_end = LLVMWriteBitcodeToMemoryBuffer(fr.module);
-  st = p->kernels && p->front_end ? build_variant(p, fr.module, 1, p->kernels, &p->code, &err)
-                                  : WEFT_ERROR_OUT_OF_MEMORY;
-  LLVMDisposeModule(fr.module);
-  if (!st) st = link_kernels(p, p->kernels, 0, &err);
-  if (st) goto fail;
-  debug_time("back end", t);
-  LLVMContextDispose(llvm);
   if (key) p->key = key, p->next = ctx->cache, ctx->cache = p;
   *out = p;
   return set_error(ctx, WEFT_SUCCESS, "%s", "");
-fail:
-  free(key);
-  LLVMContextDispose(llvm);
-  weft_program_release(p);
-  return set_error_msg(ctx, st, err ? err : strdup("weft: build failed"));
 }
 
 static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
@@ -371,10 +244,10 @@ weft_status weft_program_build_source(weft_context *ctx, const char *name, const
   return build(ctx, name ? name : "<source>", source, build_options, out);
 }
 
-const char *weft_program_build_log(const weft_program *p) { return p && p->log ? p->log : ""; }
+const char *weft_program_build_log(const weft_program *p) { return p && p->built.log ? p->built.log : ""; }
 
 const char *weft_program_kernel_name(const weft_program *p, unsigned index) {
-  return p && index < p->nkernels ? p->kernels[index].info.name : NULL;
+  return p && index < p->built.nkernels ? p->built.kernels[index].info.name : NULL;
 }
 
 /* ---- kernels ---- */
@@ -382,19 +255,19 @@ const char *weft_program_kernel_name(const weft_program *p, unsigned index) {
 weft_status weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
   if (!p || !out) return WEFT_ERROR_INVALID_VALUE;
   *out = NULL;
-  for (unsigned i = 0; i < p->nkernels; i++)
-    if (name && !strcmp(p->kernels[i].info.name, name)) {
+  for (unsigned i = 0; i < p->built.nkernels; i++)
+    if (name && !strcmp(p->built.kernels[i].info.name, name)) {
       weft_kernel *k = calloc(1, sizeof *k);
       if (!k) return WEFT_ERROR_OUT_OF_MEMORY;
-      k->program = p, k->k = &p->kernels[i].info;
+      k->program = p, k->k = &p->built.kernels[i].info;
       *out = k;
       return WEFT_SUCCESS;
     }
   char names[256] = "";
-  for (unsigned i = 0; i < p->nkernels; i++)
-    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", p->kernels[i].info.name);
+  for (unsigned i = 0; i < p->built.nkernels; i++)
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", p->built.kernels[i].info.name);
   return set_error(p->ctx, WEFT_ERROR_KERNEL_NOT_FOUND, "no kernel named '%s' (kernels: %s)",
-                   name ? name : "(null)", p->nkernels ? names : "none");
+                   name ? name : "(null)", p->built.nkernels ? names : "none");
 }
 
 void weft_kernel_release(weft_kernel *k) { free(k); }
@@ -415,20 +288,6 @@ weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsign
   return weft_kernel_launch_traced(k, range, nargs, args, stats, NULL);
 }
 
-/* The variant of p's kernels for work-groups that are not x-aligned, from the front end's
- * bitcode; its global variables are the first build's. */
-static weft_status build_unaligned(weft_program *p, char **err) {
-  double t = debug_time(NULL, 0);
-  lowered_kernel *out = calloc(p->nkernels ? p->nkernels : 1, sizeof *out);
-  weft_status st = out ? build_variant(p, NULL, 0, out, &p->code_unaligned, err)
-                       : WEFT_ERROR_OUT_OF_MEMORY;
-  if (!st) st = link_kernels(p, out, 1, err);
-  for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
-  free(out);
-  debug_time("back end for work-groups not x-aligned", t);
-  return st;
-}
-
 weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
                                       const weft_arg *args, weft_stats *stats,
                                       const weft_trace_options *trace) {
@@ -437,7 +296,8 @@ weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range,
   if (range && range->dims >= 1 && range->dims <= 3 && !k->k->run_unaligned &&
       !rt_x_aligned(range, k->k->lanes)) {
     char *msg = NULL;
-    weft_status st = build_unaligned(k->program, &msg);
+    pipeline_target t = target_of(ctx);
+    weft_status st = pipeline_build_unaligned(&t, &k->program->built, &msg);
     if (st) return set_error_msg(ctx, st, msg ? msg : strdup("weft: the build of the kernel "
                                                                 "for these work-groups failed"));
   }

@@ -33,11 +33,6 @@ void *arena_alloc(weft_arena *a, size_t n) {
   return memset(p, 0, n);
 }
 
-char *arena_strdup(weft_arena *a, const char *s) {
-  size_t n = strlen(s) + 1;
-  return memcpy(arena_alloc(a, n), s, n);
-}
-
 void arena_release(weft_arena *a) {
   if (!a) return;
   for (chunk *c = a->head, *next; c; c = next) next = c->next, free(c);

@@ -28,12 +28,6 @@ static LLVMTypeRef scalar_type(LLVMContextRef c, char code) {
   }
 }
 
-LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned param) {
-  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, param + 1, kind);
-  return a ? LLVMGetTypeAttributeValue(a) : NULL;
-}
-
 /* The vector type t stands for, when t is the scalar the calling convention made of it. */
 static LLVMTypeRef restored(LLVMTargetDataRef td, LLVMTypeRef t, LLVMTypeRef vector) {
   if (!vector || ir_is_vector(t) || !LLVMTypeIsSized(t)) return NULL;
@@ -78,12 +72,6 @@ static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_ty
     return LLVMVectorType(LLVMIntTypeInContext(c, v->code == 'd' ? 64 : 32), v->width);
   if (!strncmp(name, "convert_", 8)) return converted(c, name + 8);
   return LLVMVectorType(scalar_type(c, v->code), v->width);
-}
-
-LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real) {
-  if (LLVMTypeOf(a) == real) return a;
-  if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) return LLVMBuildLoad2(b, real, a, "");
-  return LLVMBuildBitCast(b, a, real, "");
 }
 
 /* Each call of fn with the restored types: its arguments bitcast to them, its result back. */

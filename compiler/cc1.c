@@ -143,7 +143,7 @@ static void load_clang(void) {
   for (int up = 0; up < 2; up++) *(strrchr(prefix, '/') ? strrchr(prefix, '/') : prefix) = 0;
   snprintf(lib_dir, sizeof lib_dir, "%s/lib", prefix);
   size_t len;
-  unsigned char *b = (unsigned char *)frontend_read_file(clang_exe, &len);
+  unsigned char *b = (unsigned char *)file_read(clang_exe, &len);
   int fd = b && find_resource_dir(prefix) == 0 && unpie(b, len, lib_dir) == 0
                ? memfd_create("clang-cc1", MFD_CLOEXEC) : -1;
   if (fd >= 0 && write(fd, b, len) == (ssize_t)len) {
@@ -237,7 +237,7 @@ static void load(void) {
   double t = rt_now_ms();
   if (atomic_load(&leaving)) return;
   load_clang();
-  if (debug_wants("time"))
+  if (debug_wants(DEBUG_TIME))
     fprintf(stderr, "weft: %-12s %7.2f ms%s\n", "clang load", rt_now_ms() - t,
             cc1_main ? "" : " (failed: builds run clang-19 as a process)");
 }
@@ -299,14 +299,14 @@ static void *compile_job(void *arg) {
   if (own_files() != 0) return NULL;
   pthread_once(&load_once, load);
   int out = memfd_create("cc1-bitcode", 0), err = memfd_create("cc1-diagnostics", 0);
-  int in = j->text ? frontend_text_fd(j->text) : -1;
+  int in = j->text ? file_text_fd(j->text) : -1;
   if (!cc1_main || out < 0 || err < 0 || (j->text && in < 0) || dup2(out, 1) != 1 ||
       dup2(err, 2) != 2 || (j->text && dup2(in, 0) != 0))
     return NULL;
   int failed = run_cc1(j->path, j->text != NULL, j->user, j->nuser);
   size_t loglen;
-  j->bitcode = failed ? NULL : frontend_read_back(out, &j->len);
-  j->log = frontend_read_back(err, &loglen);
+  j->bitcode = failed ? NULL : file_read_back(out, &j->len);
+  j->log = file_read_back(err, &loglen);
   j->ran = 1;
   return NULL;
 }
@@ -317,7 +317,7 @@ int cc1_compile(const char *path, const char *text, const char *options, const f
   cc1_job j = {.path = path, .text = text};
   char *split = strdup(options ? options : "");
   pthread_t t;
-  int started = split && (j.nuser = frontend_split_options(split, j.user, MAX_USER_ARGS)) >= 0 &&
+  int started = split && (j.nuser = file_split_options(split, j.user, MAX_USER_ARGS)) >= 0 &&
                 cc1_takes(j.user, j.nuser) && start_thread(&t, compile_job, &j) == 0;
   if (started && idle) idle->fn(idle->arg);
   if (started) pthread_join(t, NULL);

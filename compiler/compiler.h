@@ -1,13 +1,29 @@
 /* Internal interface of weft's kernel compiler, one section per file (as QBE's all.h).
  *
- * Pipeline (api.c's build() runs it for every kernel of a program):
- *   frontend   OpenCL C --clang-19--> LLVM module; helpers inlined, branches kept as branches
- *   cfg        reachable blocks numbered by PC in source-like reverse post-order
- *   postdom    post-dominator tree over a virtual exit; the IPDOM of every block
- *   divergence uniform / lane-affine / varying for every value; which branches can split a warp
- *   barrier    a barrier ends its block
- *   lower      per-warp code: each block a vector body per lane group, masks, frame
- *   jit        optimisation for the host CPU and ORC LLJIT
+ * The pipeline (pipeline.c lists every pass in order; api.c calls it, `weft cfg` its analysis):
+ *
+ *   OpenCL C
+ *     |  front end        frontend.c, cc1.c   clang-19 (in this process, or as a child process)
+ *     |  builtin expansion expand_*.c,        vloadN, conversions, printf's vectors ... become IR;
+ *     |                   builtin_types.c     builtins' vectors in their own types
+ *     |  canonicalisation frontend.c          helpers inlined, SSA, branches kept as branches
+ *     v
+ *   canonical LLVM module -- as bitcode, for compile units 1.. and the unaligned variant
+ *     |  per compile unit (jit.c: threads), per kernel (pipeline_analyse, then the lowering):
+ *     |  barrier split    barrier_split.c     a barrier ends its block
+ *     |  CFG              cfg.c               reachable blocks numbered by PC, reverse post-order
+ *     |  post-dominators  postdom.c           the IPDOM of every block: reconvergence points
+ *     |  divergence       divergence.c        uniform / lane-affine / varying values and branches
+ *     |  parts            parts.c             where a large warp function is cut
+ *     |  kernel ABI       kernel_abi.c        parameters, argument block, setargs, description
+ *     |  lowering         lower*.c            per-warp code: entry, dispatch, blocks as vector
+ *     |                                       bodies per lane group, masks, frame, exits
+ *     |  optimisation     jit.c               SROA, CSE, InstCombine, GVN for the host CPU
+ *     |  code generation  jit.c               an object per unit, linked by ORC LLJIT
+ *     v
+ *   weft_compiled_kernel: run (the warp function), setargs, block table -> runtime/
+ *
+ * Below every pass: ir.c (IR helpers), files.c, debug.c (WEFT_DEBUG), arena.c, ptrmap.c, die.c.
  */
 #ifndef WEFT_COMPILER_H
 #define WEFT_COMPILER_H
@@ -22,7 +38,6 @@
 typedef struct weft_arena weft_arena;
 weft_arena *arena_create(void);
 void *arena_alloc(weft_arena *a, size_t n); /* zeroed; dies on out-of-memory */
-char *arena_strdup(weft_arena *a, const char *s);
 void arena_release(weft_arena *a);
 #define ARENA_NEW(a, type, n) ((type *)arena_alloc((a), sizeof(type) * (size_t)(n)))
 
@@ -30,6 +45,23 @@ void arena_release(weft_arena *a);
 _Noreturn void weft_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define DIE(...) weft_die(__FILE__, __LINE__, __VA_ARGS__)
+
+/* --- debug.c: WEFT_DEBUG=lowered,optimized,time, one table of categories --- */
+typedef enum debug_category { DEBUG_LOWERED, DEBUG_OPTIMIZED, DEBUG_TIME } debug_category;
+int debug_wants(debug_category what);
+void debug_dump(debug_category stage, LLVMModuleRef m); /* the module to stderr, if asked */
+/* Returns the time now in ms; with a phase, and DEBUG_TIME asked for, prints how long it took
+ * since `since`. */
+double debug_time(const char *phase, double since);
+
+/* --- files.c: files, memfds and build options, for both ways of running clang --- */
+char *file_read_fd(int fd, size_t *len);          /* to its end; malloc'd, NUL-ended; NULL */
+char *file_read_back(int fd, size_t *len);        /* the same from the file's start */
+char *file_read(const char *path, size_t *len);   /* the same for a file */
+int file_text_fd(const char *text);               /* a memfd holding text, at its start; -1 */
+/* Splits build options at spaces, in place, into argv (no quoting: OpenCL build options have
+ * none). Returns how many, or -1 when there are more than max. */
+int file_split_options(char *options, const char **argv, int max);
 
 /* --- frontend.c: OpenCL C to a canonical LLVM module --- */
 typedef struct frontend_result {
@@ -46,13 +78,6 @@ typedef struct frontend_idle {
 } frontend_idle;
 weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
                              const char *options, const frontend_idle *idle, frontend_result *out);
-char *frontend_read_fd(int fd, size_t *len);            /* to its end; malloc'd, NUL-ended; NULL */
-char *frontend_read_back(int fd, size_t *len);          /* the same from the file's start */
-char *frontend_read_file(const char *path, size_t *len); /* the same for a file */
-int frontend_text_fd(const char *text);                  /* a memfd holding text, at its start; -1 */
-/* Splits build options at spaces, in place, into argv (no quoting: OpenCL build options have
- * none). Returns how many, or -1 when there are more than max. */
-int frontend_split_options(char *options, const char **argv, int max);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 
@@ -63,6 +88,37 @@ void cc1_start(void); /* loads it on a thread of its own, once per process */
  * cannot run in this process or the options need clang's driver. */
 int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
                 char **bitcode, size_t *len, char **log);
+
+/* --- ir.c: IR helpers that every pass may call (constants, types, intrinsic calls) --- */
+/* The integer constant v of type t, in every element when t is a vector (of at most 256). */
+LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
+LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e); /* constant e in every element of t */
+static inline int ir_is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
+static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
+  return ir_is_vector(t) ? LLVMGetElementType(t) : t;
+}
+/* t's shape (a scalar, or a vector of the same length) with elements of type e. */
+static inline LLVMTypeRef ir_shaped(LLVMTypeRef t, LLVMTypeRef e) {
+  return ir_is_vector(t) ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
+}
+/* t's shape with integer elements of `bits` bits (t's own bits: its encoding). */
+static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
+  return ir_shaped(t, LLVMIntTypeInContext(LLVMGetTypeContext(t), bits));
+}
+LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
+unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
+/* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
+LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
+/* A call of the intrinsic `name` (llvm.smax), overloaded on the types over[0..nover): the one
+ * way weft calls an intrinsic. */
+LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMTypeRef *over,
+                          unsigned nover, LLVMValueRef *args, unsigned nargs);
+/* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
+ * struct, a builtin's float8), or NULL. */
+LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
+/* Argument a, as the x86-64 calling convention passed it (as it is, in memory through a byval
+ * pointer, or as a scalar of the same bits), in its real type. */
+LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);
 
 /* --- cfg.c: the control-flow graph in PC order --- */
 typedef struct cfg_block {
@@ -172,25 +228,6 @@ void expand_builtins(LLVMModuleRef m);
 void expand_printf(LLVMModuleRef m);
 /* The call's format has a vector conversion left, one it could not expand. */
 int printf_vector_left(LLVMValueRef call);
-/* The integer constant v of type t, in every element when t is a vector (of at most 256). */
-LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v);
-LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e); /* constant e in every element of t */
-static inline int ir_is_vector(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMVectorTypeKind; }
-static inline LLVMTypeRef ir_scalar_of(LLVMTypeRef t) {
-  return ir_is_vector(t) ? LLVMGetElementType(t) : t;
-}
-/* t's shape (a scalar, or a vector of the same length) with elements of type e. */
-static inline LLVMTypeRef ir_shaped(LLVMTypeRef t, LLVMTypeRef e) {
-  return ir_is_vector(t) ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
-}
-/* t's shape with integer elements of `bits` bits (t's own bits: its encoding). */
-static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
-  return ir_shaped(t, LLVMIntTypeInContext(LLVMGetTypeContext(t), bits));
-}
-/* A call of the intrinsic `name` (llvm.smax), overloaded on the type of args[0]. */
-LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
-                          unsigned n);
-
 /* --- expand_convert.c: OpenCL's conversions, saturating and in every rounding mode --- */
 typedef enum ir_rounding { /* in the order of the suffixes: "", _rte, _rtz, _rtp, _rtn */
   ROUND_DEFAULT, /* toward zero to an integer, else to nearest even */
@@ -202,21 +239,11 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
                         LLVMTypeRef to, int to_unsigned, int saturate, ir_rounding mode);
 /* Reads a conversion's suffix ("", "_sat", "_rtz", "_sat_rte"); 0 when it is none of these. */
 int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode);
-/* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
-LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
-LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
-unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
 /* --- builtin_types.c: builtin calls with their vectors of 8 bytes or less in their own types,
  * not the scalars the x86-64 calling convention makes of them (float2 as a double) --- */
 void builtin_types_restore(LLVMModuleRef m);
-/* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
- * struct, a builtin's float8), or NULL. */
-LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
-/* Argument a, as the x86-64 calling convention passed it (as it is, in memory through a byval
- * pointer, or as a scalar of the same bits), in its real type. */
-LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);
 
-/* --- kernel_abi.c: a kernel's parameters, its warp function and argument setter --- */
+/* --- kernel_abi.c: a kernel's parameters, argument block, argument setter and description --- */
 #include "kernel.h"
 /* A lowered kernel: `info` is complete but for the two function pointers, which the JIT fills
  * from the named functions. The arrays and strings in info are malloc'd: kernel_info_free. */
@@ -225,14 +252,6 @@ typedef struct lowered_kernel {
   char *run_name, *setargs_name;
   int has_entry; /* this unit emitted part 0 and the setargs: the one whose info to keep */
 } lowered_kernel;
-#define JIT_UNITS_MAX 4 /* threads that lower, optimise and generate one build's code */
-/* How a build's compile units share its kernels' parts (parts.c): each unit lowers the same
- * kernels in the same order and hands each kernel's parts out, largest first, to the unit with
- * the fewest kernel instructions so far, so all units make the same plan without talking. */
-typedef struct lower_split {
-  int unit, nunits;
-  unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
-} lower_split;
 /* What the code is for: W, G, the CPU, and whether only work-groups where get_local_id(0) is
  * lane-affine in every lane group (rt_x_aligned) run it, which leaves out the gathers that
  * lane-affine accesses need in the others (the variant for those is built when a launch needs
@@ -241,18 +260,35 @@ typedef struct lower_target {
   unsigned warp, lanes;
   int avx512, x_aligned_only;
 } lower_target;
-/* Lowers kernel `fn` into new functions of its module, named after the kernel and the build's
- * number in its context (the JIT holds all of a context's programs): the parts `split` gives
- * its unit (all of them when NULL; the others are declared) and, with part 0, the setargs. On
- * an unsupported construct returns WEFT_ERROR_UNSUPPORTED with *err = "file:line: weft does not
- * support ...". */
-weft_status lower_kernel(LLVMValueRef fn, unsigned program, const lower_target *t,
-                         lower_split *split, lowered_kernel *out, char **err);
+/* Clears *out and describes kernel fn for the runtime: its name, file, W and G, the names of
+ * its functions (after the build's number in its context: the JIT holds all of a context's
+ * programs), its parameters and where each is in the argument block. */
+weft_status kernel_describe(LLVMValueRef fn, unsigned program, const lower_target *t,
+                            lowered_kernel *out, char **err);
+void kernel_describe_blocks(const cfg *g, weft_compiled_kernel *k); /* PCs, lines, IPDOMs */
+/* The parameter is a struct passed by value: the argument block holds its bytes. */
+int kernel_param_is_struct(const weft_param *p);
+/* Emits `void name(ptr block, params...)`, which stores fn's parameters into the block. */
+void kernel_build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const char *name);
 void kernel_info_free(lowered_kernel *k);
 
-/* --- api.c: WEFT_DEBUG=lowered,optimized,time --- */
-int debug_wants(const char *what);
-void debug_dump(const char *stage, LLVMModuleRef m); /* the module to stderr, if asked */
+/* --- lower*.c: per-warp code (lower.h); lower_warp.c: the warp function around it --- */
+#define JIT_UNITS_MAX 4 /* threads that lower, optimise and generate one build's code */
+/* How a build's compile units share its kernels' parts (parts.c): each unit lowers the same
+ * kernels in the same order and hands each kernel's parts out, largest first, to the unit with
+ * the fewest kernel instructions so far, so all units make the same plan without talking. */
+typedef struct lower_split {
+  int unit, nunits;
+  unsigned load[JIT_UNITS_MAX]; /* kernel instructions handed to each unit so far */
+} lower_split;
+/* Lowers kernel `fn`, analysed into g and dv (pipeline_analyse) and described in out
+ * (kernel_describe), into new functions of its module named out->run_name: the parts `split`
+ * gives its unit (all of them when NULL; the others are declared). Sets out->has_entry when
+ * part 0 is among them. On an unsupported construct returns WEFT_ERROR_UNSUPPORTED with
+ * *err = "file:line: weft does not support ...". */
+weft_status lower_kernel(weft_arena *a, LLVMValueRef fn, const cfg *g, const divergence *dv,
+                         const lower_target *t, lower_split *split, lowered_kernel *out,
+                         char **err);
 
 /* --- jit.c: optimisation and code generation for the host, ORC LLJIT --- */
 #include <llvm-c/Orc.h>
@@ -260,18 +296,23 @@ typedef struct weft_jit weft_jit;
 int jit_host_has_avx512(void);
 weft_status jit_create(weft_jit **out, char **err);
 void jit_release(weft_jit *j);
-/* Lowers into m, the front end's module (unit 0) or a copy of it read back in a context of its
- * own (units 1..nunits-1, on threads), what unit `unit` compiles; deletes the front end's
- * functions. */
-typedef weft_status jit_lower_fn(void *arg, LLVMModuleRef m, int unit, int nunits, char **err);
-/* Lowers, optimises and generates the code of the front end's module m in compile units, one
- * per CPU up to JIT_UNITS_MAX when `size` (its kernels' instructions) pays for them, into the
- * JIT under a new tracker, which frees the code again (jit_remove). m stays the caller's;
- * bitcode is m as written before the lowering, which units 1.. read back. With m NULL, unit 0
- * reads it back too, and the module's global variables are those that an earlier build from
- * the same m defined. */
+/* One compile unit of a build, on a thread of its own: it lowers its share of the kernels into
+ * its module, which jit_unit_optimise and jit_unit_codegen then turn into an object. */
+typedef struct jit_unit jit_unit;
+typedef weft_status jit_unit_fn(void *arg, jit_unit *u, char **err);
+/* The unit's module: the front end's module (unit 0) or a copy of it read back in a context of
+ * its own (units 1..nunits-1, on threads). */
+weft_status jit_unit_module(jit_unit *u, LLVMModuleRef *m, int *index, int *nunits, char **err);
+weft_status jit_unit_optimise(jit_unit *u, char **err); /* once lowered; verifies it first */
+weft_status jit_unit_codegen(jit_unit *u, char **err);  /* an object file for the JIT */
+/* Compiles the front end's module m in compile units, one per CPU up to JIT_UNITS_MAX when
+ * `size` (its kernels' instructions) pays for them, each by `compile`, into the JIT under a new
+ * tracker, which frees the code again (jit_remove). m stays the caller's; bitcode is m as
+ * written before the lowering, which units 1.. read back. With m NULL, unit 0 reads it back
+ * too, and the module's global variables are those that an earlier build from the same m
+ * defined. */
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
-                        jit_lower_fn *lower, void *arg, LLVMOrcResourceTrackerRef *tracker,
+                        jit_unit_fn *compile, void *arg, LLVMOrcResourceTrackerRef *tracker,
                         char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
 /* Generates code for a small loop shaped like lowered code and throws it away, and maps heap
@@ -296,5 +337,35 @@ int jit_thread_start(jit_thread *t); /* 1: running (already, or now); 0: cannot 
 void jit_thread_run(jit_thread *t, jit_job *job, void *arg);
 void jit_thread_wait(jit_thread *t); /* until its job is done */
 void jit_thread_stop(jit_thread *t); /* after its job; then it may start again */
+
+/* --- pipeline.c: every pass in order, for a program and for one kernel --- */
+/* A kernel's analysis, as the lowering and `weft cfg` need it: barrier split, CFG,
+ * post-dominators, divergence (into *dv) and parts, in a's memory. */
+cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv);
+/* A program's compiled form. */
+typedef struct program_code {
+  char *log; /* the front end's diagnostics */
+  unsigned nkernels;
+  lowered_kernel *kernels; /* their function pointers set to the code below */
+  LLVMOrcResourceTrackerRef code;           /* for x-aligned work-groups (rt_x_aligned) */
+  LLVMOrcResourceTrackerRef code_unaligned; /* for the others, built when a launch needs it */
+  /* The front end's module as bitcode, from which code_unaligned is built, into its own code. */
+  LLVMMemoryBufferRef front_end;
+  unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
+} program_code;
+/* What a context compiles for. */
+typedef struct pipeline_target {
+  weft_jit *jit;
+  unsigned warp, lanes;
+  int avx512;
+  unsigned *builds; /* the context's count of builds, which names each one's symbols apart */
+} pipeline_target;
+/* Builds the file `path` (or `source`, named `path`) with clang options `options` into *p, for
+ * x-aligned work-groups. On failure *p is empty and *err (malloc'd) says why. */
+weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
+                           const char *options, program_code *p, char **err);
+/* Builds p's kernels again for work-groups that are not x-aligned, into p->code_unaligned. */
+weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err);
+void pipeline_code_free(program_code *p);
 
 #endif

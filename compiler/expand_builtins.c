@@ -20,18 +20,6 @@ typedef struct expander {
 
 static LLVMValueRef arg(const expander *x, unsigned i) { return LLVMGetOperand(x->call, i); }
 
-LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e) {
-  LLVMValueRef es[256];
-  if (!ir_is_vector(t)) return e;
-  unsigned n = LLVMGetVectorSize(t) < 256 ? LLVMGetVectorSize(t) : 256;
-  for (unsigned i = 0; i < n; i++) es[i] = e;
-  return LLVMConstVector(es, n);
-}
-
-LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v) {
-  return ir_splat(t, LLVMConstInt(ir_scalar_of(t), v, 0));
-}
-
 /* The access (a load, or a store of data) of a value of type t at p + offset * stride
  * elements of t's element type. */
 static LLVMValueRef access_at(const expander *x, LLVMValueRef data, LLVMTypeRef t,
@@ -120,16 +108,10 @@ static LLVMValueRef compare(const expander *x, LLVMRealPredicate pred) {
   return truth(x, LLVMBuildFCmp(x->b, pred, arg(x, 0), arg(x, 1), ""));
 }
 
-LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMValueRef *args,
-                          unsigned n) {
-  LLVMTypeRef t = LLVMTypeOf(args[0]);
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  return LLVMBuildCall2(b, LLVMIntrinsicGetType(LLVMGetModuleContext(m), id, &t, 1),
-                        LLVMGetIntrinsicDeclaration(m, id, &t, 1), args, n, "");
-}
-
+/* A call of the intrinsic `name` (llvm.smax), overloaded on the type of args[0]. */
 static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef *args, unsigned n) {
-  return ir_intrinsic(x->b, x->m, name, args, n);
+  LLVMTypeRef t = LLVMTypeOf(args[0]);
+  return ir_intrinsic(x->b, x->m, name, &t, 1, args, n);
 }
 
 /* isnan, isinf, isfinite, and signbit (the sign bit of the encoding); NULL for another name. */

@@ -19,25 +19,11 @@ static int is_float(LLVMTypeRef t) {
   return k == LLVMHalfTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
 }
 
-unsigned ir_scalar_bits(LLVMTypeRef t) {
-  LLVMTypeRef e = ir_scalar_of(t);
-  switch (LLVMGetTypeKind(e)) {
-  case LLVMHalfTypeKind: return 16;
-  case LLVMFloatTypeKind: return 32;
-  case LLVMDoubleTypeKind: return 64;
-  default: return LLVMGetIntTypeWidth(e);
-  }
-}
-
 /* The bits of the significand, with the implicit one: integers of this many bits or fewer
  * convert exactly. */
 static unsigned precision(LLVMTypeRef t) {
   unsigned bits = ir_scalar_bits(t);
   return bits == 16 ? 11 : bits == 32 ? 24 : 53;
-}
-
-LLVMValueRef ir_const_real(LLVMTypeRef t, double v) {
-  return ir_splat(t, LLVMConstReal(ir_scalar_of(t), v));
 }
 
 static LLVMValueRef bool_like(LLVMValueRef like, int v) {
@@ -111,7 +97,7 @@ static LLVMValueRef float_to_int(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef
                                  int to_unsigned, int saturate, ir_rounding mode) {
   const char *round = mode == ROUND_NEAREST ? "llvm.rint" : mode == ROUND_UP ? "llvm.ceil"
                       : mode == ROUND_DOWN  ? "llvm.floor" : NULL;
-  if (round) x = ir_intrinsic(b, m, round, &x, 1);
+  if (round) x = ir_intrinsic(b, m, round, (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
   LLVMValueRef r = to_unsigned ? LLVMBuildFPToUI(b, x, to, "") : LLVMBuildFPToSI(b, x, to, "");
   if (!saturate) return r;
   LLVMTypeRef ft = LLVMTypeOf(x);
@@ -130,7 +116,7 @@ static LLVMValueRef minmax(LLVMBuilderRef b, LLVMModuleRef m, const char *name, 
                            unsigned long long bound, int bound_signed) {
   LLVMTypeRef t = LLVMTypeOf(x);
   LLVMValueRef v = ir_splat(t, LLVMConstInt(ir_scalar_of(t), bound, bound_signed));
-  return ir_intrinsic(b, m, name, (LLVMValueRef[]){x, v}, 2);
+  return ir_intrinsic(b, m, name, (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, (LLVMValueRef[]){x, v}, 2);
 }
 
 /* x clamped to the range of an integer of `bits` bits, where x's own range exceeds it. */
@@ -156,11 +142,6 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
   if (from == bits) return x;
   return from > bits ? LLVMBuildTrunc(b, x, to, "")
          : x_unsigned ? LLVMBuildZExt(b, x, to, "") : LLVMBuildSExt(b, x, to, "");
-}
-
-LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned) {
-  LLVMTypeRef t = LLVMTypeOf(x), wide = ir_int_shaped(t, 2 * ir_scalar_bits(t));
-  return x_unsigned ? LLVMBuildZExt(b, x, wide, "") : LLVMBuildSExt(b, x, wide, "");
 }
 
 int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode) {

@@ -41,58 +41,18 @@ LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after) {
   return f;
 }
 
-char *frontend_read_fd(int fd, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (ssize_t r; buf; n += (size_t)r) {
-    if (n + 1 >= cap) {
-      char *grown = realloc(buf, cap *= 2);
-      if (!grown) break;
-      buf = grown;
-    }
-    r = read(fd, buf + n, cap - n - 1);
-    if (r < 0 && errno == EINTR) { r = 0; continue; }
-    if (r <= 0) {
-      *len = n;
-      buf[n] = 0;
-      return buf;
-    }
-  }
-  free(buf);
-  return NULL;
-}
-
-char *frontend_read_back(int fd, size_t *len) {
-  return lseek(fd, 0, SEEK_SET) == 0 ? frontend_read_fd(fd, len) : NULL;
-}
-
-char *frontend_read_file(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  char *text = fd >= 0 ? frontend_read_fd(fd, len) : NULL;
-  if (fd >= 0) close(fd);
-  return text;
-}
-
-int frontend_split_options(char *options, const char **argv, int max) {
-  int n = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(options, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-    if (n == max) return -1;
-    argv[n++] = t;
-  }
-  return n;
-}
-
 static const char *clang_path(void) {
   const char *p = getenv("WEFT_CLANG");
   return p && *p ? p : WEFT_CLANG_PATH;
 }
 
 /* Runs clang-19 as a process on `input`, with stdin from in_fd (-1: none), the bitcode to a pipe
- * and the diagnostics to a memfd; runs idle meanwhile. Returns the bitcode (NULL when clang
- * failed) and its diagnostics in *log. The command line must match cc1.c's driver_args. */
-static char *run_clang_process(const char *input, int in_fd, const char *options,
-                               const frontend_idle *idle, size_t *len, char **log) {
+ * and the diagnostics to a memfd; runs idle meanwhile. Sets *bitcode (NULL when clang
+ * failed) and its diagnostics in *log; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
+ * WEFT_SUCCESS. The command line must match cc1.c's driver_args. */
+static weft_status run_clang_process(const char *input, int in_fd, const char *options,
+                                     const frontend_idle *idle, char **bitcode, size_t *len,
+                                     char **log) {
   char *opts = strdup(options ? options : "");
   const char *argv[64] = {clang_path(), "-x", "cl", "-cl-std=CL1.2",
                           "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
@@ -101,11 +61,12 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
                           "-c", "-o", "-"};
   int argc = 0, out[2] = {-1, -1}, err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
   while (argv[argc]) argc++;
-  int users = opts ? frontend_split_options(opts, argv + argc, 62 - argc) : -1;
+  int users = opts ? file_split_options(opts, argv + argc, 62 - argc) : -1;
   if (users < 0) {
     free(opts);
     if (err >= 0) close(err);
-    return *log = strdup("weft: too many build options (or no memory for them)"), NULL;
+    *log = strdup("weft: too many build options (or no memory for them)");
+    return WEFT_SUCCESS;
   }
   argc += users;
   argv[argc++] = input;
@@ -121,50 +82,45 @@ static char *run_clang_process(const char *input, int in_fd, const char *options
     posix_spawn_file_actions_destroy(&fa);
     close(out[1]);
   }
-  char *bitcode = NULL;
   if (rc) {
     if (asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
                  strerror(rc)) < 0)
       *log = NULL;
   } else {
     if (idle) idle->fn(idle->arg);
-    bitcode = frontend_read_fd(out[0], len);
+    *bitcode = file_read_fd(out[0], len);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     size_t loglen;
-    *log = frontend_read_back(err, &loglen);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (bitcode && *len == 0))
-      free(bitcode), bitcode = NULL;
+    *log = file_read_back(err, &loglen);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (*bitcode && *len == 0))
+      free(*bitcode), *bitcode = NULL;
   }
   if (out[0] >= 0) close(out[0]);
   if (err >= 0) close(err);
   free(opts);
-  return bitcode;
-}
-
-int frontend_text_fd(const char *text) {
-  int fd = memfd_create("kernel-source", MFD_CLOEXEC);
-  size_t n = strlen(text);
-  if (fd >= 0 && (write(fd, text, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0)) close(fd), fd = -1;
-  return fd;
+  return rc ? WEFT_ERROR_TOOLCHAIN : WEFT_SUCCESS;
 }
 
 /* Compiles the file `path`, or `source` named `path` in diagnostics (a #line directive), with cc1
- * in this process when it can (cc1.c), else with a clang-19 process. Returns the bitcode
- * (malloc'd) or NULL with *log set. */
-static char *run_clang(const char *path, const char *source, const char *options,
-                       const frontend_idle *idle, size_t *len, char **log) {
-  char *text = NULL, *bitcode = NULL;
+ * in this process when it can (cc1.c), else with a clang-19 process. Sets *bitcode
+ * (malloc'd) or NULL with *log set; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
+ * WEFT_ERROR_BUILD when there is no bitcode. */
+static weft_status run_clang(const char *path, const char *source, const char *options,
+                             const frontend_idle *idle, char **bitcode, size_t *len, char **log) {
+  char *text = NULL;
+  weft_status st = WEFT_SUCCESS;
+  *bitcode = NULL;
   if (source && asprintf(&text, "#line 1 \"%s\"\n%s", path, source) < 0)
-    return *log = strdup("weft: out of memory for the kernel source"), NULL;
-  if (cc1_compile(path, text, options, idle, &bitcode, len, log) != 0) {
-    int in_fd = text ? frontend_text_fd(text) : -1;
+    return *log = strdup("weft: out of memory for the kernel source"), WEFT_ERROR_BUILD;
+  if (cc1_compile(path, text, options, idle, bitcode, len, log) != 0) {
+    int in_fd = text ? file_text_fd(text) : -1;
     if (text && in_fd < 0) *log = strdup("weft: cannot hand the kernel source to clang-19");
-    else bitcode = run_clang_process(text ? "-" : path, in_fd, options, idle, len, log);
+    else st = run_clang_process(text ? "-" : path, in_fd, options, idle, bitcode, len, log);
     if (in_fd >= 0) close(in_fd);
   }
   free(text);
-  return bitcode;
+  return st ? st : *bitcode ? WEFT_SUCCESS : WEFT_ERROR_BUILD;
 }
 
 static void set_fn_attr(LLVMContextRef c, LLVMValueRef fn, const char *name, int on) {
@@ -248,10 +204,9 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
     return WEFT_ERROR_IO;
   }
   size_t len = 0;
-  char *bitcode = run_clang(path, source, options, idle, &len, &out->log);
-  if (!bitcode)
-    return out->log && strncmp(out->log, "weft: cannot run", 16) == 0 ? WEFT_ERROR_TOOLCHAIN
-                                                                     : WEFT_ERROR_BUILD;
+  char *bitcode;
+  weft_status st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
+  if (st) return st;
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, len, "kernel.bc");
   free(bitcode);
   int bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module);
@@ -261,7 +216,7 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
     out->log = strdup("weft: clang-19 produced unreadable bitcode");
     return WEFT_ERROR_TOOLCHAIN;
   }
-  weft_status st = canonicalize(out->module, &out->log);
+  st = canonicalize(out->module, &out->log);
   if (st) {
     LLVMDisposeModule(out->module);
     out->module = NULL;

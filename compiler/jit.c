@@ -1,7 +1,7 @@
-/* Lowering, optimisation and code generation for the host CPU, a build's kernel parts spread
- * over compile units on threads of their own, and ORC's LLJIT to link the objects. One JIT per
- * context; each program's objects go in under one resource tracker, so that releasing the
- * program frees its code.
+/* Optimisation and code generation for the host CPU, a build's kernel parts spread over
+ * compile units on threads of their own (what a unit does, lowering first, is pipeline.c's),
+ * and ORC's LLJIT to link the objects. One JIT per context; each program's objects go in under
+ * one resource tracker, so that releasing the program frees its code.
  * Generated code calls nothing of weft's: it needs libm (scalar math of uniform values) from
  * the process and glibc's libmvec (vector math), loaded here by path, because linking with
  * -lmvec does not make the executable depend on it (compiler/toolchain.md, section 3). */
@@ -150,11 +150,12 @@ static weft_status prepare(weft_jit *j, LLVMModuleRef m, char **err) {
 /* One thread's share of a build: its own copy of the front end's module (read back from
  * bitcode in a context of its own, since an LLVM context serves one thread; unit 0 works on the
  * caller's module, when there is one), into which it lowers its parts of the kernels
- * (lower_split), then optimised and turned into an object file. */
-typedef struct unit {
+ * (lower_split), then optimised and turned into an object file. The caller's jit_unit_fn says
+ * what it does (pipeline.c), with jit_unit_module, jit_unit_optimise and jit_unit_codegen. */
+struct jit_unit {
   weft_jit *j;
   int index, nunits;
-  jit_lower_fn *lower;         /* NULL: the module is lowered already */
+  jit_unit_fn *compile;        /* NULL: the module is lowered already */
   void *arg;
   LLVMMemoryBufferRef bitcode; /* the front end's module, shared read-only */
   LLVMModuleRef m;
@@ -164,22 +165,24 @@ typedef struct unit {
   LLVMMemoryBufferRef object;
   weft_status status;
   char *error;
+  double since;                /* when the step being timed began */
   double ms[3];                /* lowering (with reading back), optimisation, code generation */
-} unit;
+};
+typedef jit_unit unit;
 
-static weft_status unit_error(unit *u, weft_status st, const char *msg) {
-  u->error = strdup(msg);
-  return u->status = st;
+static weft_status unit_error(char **err, weft_status st, const char *msg) {
+  *err = strdup(msg);
+  return st;
 }
 
-static weft_status read_back(unit *u) {
-  if (!u->bitcode) return unit_error(u, WEFT_ERROR_OUT_OF_MEMORY, "weft: out of memory for a compile unit");
+static weft_status read_back(unit *u, char **err) {
+  if (!u->bitcode) return unit_error(err, WEFT_ERROR_OUT_OF_MEMORY, "weft: out of memory for a compile unit");
   u->c = LLVMContextCreate();
   LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
       LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
   int bad = LLVMParseBitcodeInContext2(u->c, b, &u->m);
   LLVMDisposeMemoryBuffer(b);
-  return bad ? unit_error(u, WEFT_ERROR_JIT, "weft: internal error: a compile unit does not read back")
+  return bad ? unit_error(err, WEFT_ERROR_JIT, "weft: internal error: a compile unit does not read back")
              : WEFT_SUCCESS;
 }
 
@@ -210,38 +213,60 @@ static LLVMTargetMachineRef unit_tm(weft_jit *j, int index) {
   return j->tms[index];
 }
 
-static weft_status lower_unit(unit *u) {
-  int copy = !u->m; /* units > 0 of a build work on a copy of the front end's module */
-  if (copy && read_back(u)) return u->status;
-  if (u->lower && (u->status = u->lower(u->arg, u->m, u->index, u->nunits, &u->error))) return u->status;
-  if (copy) globals_defined_elsewhere(u->m);
+weft_status jit_unit_module(jit_unit *u, LLVMModuleRef *m, int *index, int *nunits, char **err) {
+  u->since = rt_now_ms();
+  *index = u->index, *nunits = u->nunits;
+  weft_status st = !u->m ? read_back(u, err) : WEFT_SUCCESS; /* units > 0 work on a copy */
+  *m = u->m;
+  return st;
+}
+
+weft_status jit_unit_optimise(jit_unit *u, char **err) {
+  if (u->c) globals_defined_elsewhere(u->m);
   measure(u);
-  if (u->lower) debug_dump("lowered", u->m); /* asked for, a build is one unit (units_for) */
-  return u->status = prepare(u->j, u->m, &u->error);
+  if (u->compile) debug_dump(DEBUG_LOWERED, u->m); /* asked for, a build is one unit (units_for) */
+  weft_status st = prepare(u->j, u->m, err);
+  if (st || !u->nfns) return st;
+  double now = rt_now_ms();
+  u->ms[0] = now - u->since, u->since = now;
+  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(u->m, unit_pipeline, unit_tm(u->j, u->index), o);
+  LLVMDisposePassBuilderOptions(o);
+  if (e) return take_error(e, "optimisation failed", err);
+  now = rt_now_ms();
+  u->ms[1] = now - u->since, u->since = now;
+  return WEFT_SUCCESS;
+}
+
+weft_status jit_unit_codegen(jit_unit *u, char **err) {
+  if (!u->nfns) return WEFT_SUCCESS;
+  char *msg = NULL;
+  weft_status st = WEFT_SUCCESS;
+  if (LLVMTargetMachineEmitToMemoryBuffer(unit_tm(u->j, u->index), u->m, LLVMObjectFile, &msg,
+                                          &u->object)) {
+    if (asprintf(err, "weft: code generation failed: %s", msg) < 0) *err = NULL;
+    st = WEFT_ERROR_JIT;
+    u->object = NULL;
+  }
+  LLVMDisposeMessage(msg);
+  u->ms[2] = rt_now_ms() - u->since;
+  return st;
+}
+
+/* A module lowered already (the warm-up's): optimisation and code generation. */
+static weft_status compile_lowered(void *arg, jit_unit *u, char **err) {
+  (void)arg;
+  LLVMModuleRef m;
+  int index, nunits;
+  weft_status st = jit_unit_module(u, &m, &index, &nunits, err);
+  if (!st) st = jit_unit_optimise(u, err);
+  if (!st) st = jit_unit_codegen(u, err);
+  return st;
 }
 
 static void compile_unit(void *arg) {
   unit *u = arg;
-  double t0 = rt_now_ms();
-  if (lower_unit(u) || !u->nfns) return;
-  double t1 = rt_now_ms();
-  char *msg = NULL;
-  LLVMTargetMachineRef tm = unit_tm(u->j, u->index);
-  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(u->m, unit_pipeline, tm, o);
-  LLVMDisposePassBuilderOptions(o);
-  if (e) {
-    u->status = take_error(e, "optimisation failed", &u->error);
-    return;
-  }
-  double t2 = rt_now_ms();
-  if (LLVMTargetMachineEmitToMemoryBuffer(tm, u->m, LLVMObjectFile, &msg, &u->object)) {
-    if (asprintf(&u->error, "weft: code generation failed: %s", msg) < 0) u->error = NULL;
-    u->status = WEFT_ERROR_JIT;
-    u->object = NULL;
-  }
-  LLVMDisposeMessage(msg);
-  u->ms[0] = t1 - t0, u->ms[1] = t2 - t1, u->ms[2] = rt_now_ms() - t2;
+  u->status = (u->compile ? u->compile : compile_lowered)(u->arg, u, &u->error);
 }
 
 /* A thread pays for itself from about this many instructions of kernel code, as much as a part
@@ -257,7 +282,7 @@ static int units_max(void) {
 static int units_for(unsigned size) {
   unsigned n = (unsigned)units_max();
   if (n > size / UNIT_MIN_INSTRS) n = size < 2 * UNIT_MIN_INSTRS ? 1 : size / UNIT_MIN_INSTRS;
-  return debug_wants("lowered") ? 1 : (int)n; /* one module to show */
+  return debug_wants(DEBUG_LOWERED) ? 1 : (int)n; /* one module to show */
 }
 
 /* Units 1..n-1 on the JIT's threads (or here, if a thread cannot start), unit 0 here. */
@@ -274,8 +299,8 @@ static void run_units(weft_jit *j, unit *u, int n) {
 static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef tracker,
                                weft_status st, char **err) {
   if (!st && u->status) st = u->status, *err = u->error, u->error = NULL;
-  if (!st && u->nfns) debug_dump("optimized", u->m);
-  if (debug_wants("time") && u->nfns)
+  if (!st && u->nfns) debug_dump(DEBUG_OPTIMIZED, u->m);
+  if (debug_wants(DEBUG_TIME) && u->nfns)
     fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: lowering %.2f ms, optimisation %.2f ms, code gen %.2f ms\n",
             u->index, u->nfns, u->size, u->ms[0], u->ms[1], u->ms[2]);
   if (!st && u->object) {
@@ -291,12 +316,12 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
 }
 
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
-                        jit_lower_fn *lower, void *arg, LLVMOrcResourceTrackerRef *tracker,
+                        jit_unit_fn *compile, void *arg, LLVMOrcResourceTrackerRef *tracker,
                         char **err) {
   int n = units_for(size);
   unit u[JIT_UNITS_MAX] = {{0}};
   for (int k = 0; k < n; k++)
-    u[k] = (unit){.j = j, .index = k, .nunits = n, .lower = lower, .arg = arg, .bitcode = bitcode};
+    u[k] = (unit){.j = j, .index = k, .nunits = n, .compile = compile, .arg = arg, .bitcode = bitcode};
   u[0].m = m;
   run_units(j, u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
@@ -306,15 +331,6 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcod
 }
 
 /* ---- warming up ---- */
-
-static LLVMValueRef call_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name,
-                                   LLVMTypeRef *over, unsigned nover, LLVMValueRef *args,
-                                   unsigned nargs) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  return LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, over, nover),
-                        LLVMGetIntrinsicDeclaration(m, id, over, nover), args, nargs, "");
-}
 
 /* A loop over lane groups of G floats, shaped like lowered code: masked, packed and gathered
  * loads and stores, arithmetic, a compare and select, a square root, a libmvec call, an atomic. */
@@ -344,20 +360,20 @@ static void build_warm_up(LLVMModuleRef m, unsigned G) {
   LLVMPositionBuilderAtEnd(b, loop);
   LLVMValueRef i = LLVMBuildPhi(b, i32, ""), acc = LLVMBuildPhi(b, vf, "");
   LLVMValueRef at = LLVMBuildGEP2(b, f32, p, (LLVMValueRef[]){LLVMBuildMul(b, i, LLVMConstInt(i32, G, 0), "")}, 1, "");
-  LLVMValueRef x = call_intrinsic(b, m, "llvm.masked.load", (LLVMTypeRef[]){vf, ptr}, 2,
+  LLVMValueRef x = ir_intrinsic(b, m, "llvm.masked.load", (LLVMTypeRef[]){vf, ptr}, 2,
                                   (LLVMValueRef[]){at, align, mask, zero}, 4);
   LLVMValueRef low[64];
   for (unsigned k = 0; k < G; k++) low[k] = LLVMConstInt(i32, 1023, 0);
   LLVMValueRef idx = LLVMBuildAnd(b, LLVMBuildFPToSI(b, x, vi, ""), LLVMConstVector(low, G), "");
   LLVMValueRef from = LLVMBuildGEP2(b, f32, q, &idx, 1, "");
-  LLVMValueRef y = call_intrinsic(b, m, "llvm.masked.gather", (LLVMTypeRef[]){vf, vp}, 2,
+  LLVMValueRef y = ir_intrinsic(b, m, "llvm.masked.gather", (LLVMTypeRef[]){vf, vp}, 2,
                                   (LLVMValueRef[]){from, align, mask, zero}, 4);
   LLVMValueRef w = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, y, ""), acc, "");
   LLVMValueRef sel = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, w, zero, ""), w, x, "");
-  LLVMValueRef r = call_intrinsic(b, m, "llvm.sqrt", &vf, 1, &sel, 1);
+  LLVMValueRef r = ir_intrinsic(b, m, "llvm.sqrt", &vf, 1, &sel, 1);
   LLVMValueRef e = LLVMBuildCall2(b, mvec_t, exp_fn, &r, 1, "");
-  call_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2, (LLVMValueRef[]){sel, at, align, mask}, 4);
-  call_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2, (LLVMValueRef[]){e, from, align, mask}, 4);
+  ir_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2, (LLVMValueRef[]){sel, at, align, mask}, 4);
+  ir_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2, (LLVMValueRef[]){e, from, align, mask}, 4);
   LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, q, LLVMConstInt(i32, 1, 0), LLVMAtomicOrderingSequentiallyConsistent, 0);
   LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i32, 1, 0), "");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMGetParam(fn, 3), ""), loop, done);

@@ -35,6 +35,40 @@ static void count_block(lower *L, unsigned ninstr) {
   LLVMBuildStore(L->b, LLVMBuildAdd(L->b, old, lw_const_i64(L, step), ""), L->count);
 }
 
+/* ---- counters and tail calls, which every exit uses ---- */
+
+static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
+  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, ""), v, ""), p);
+}
+
+/* The counters in ctx that L->counted accumulates, in its order. */
+static const size_t counter_field[4] = {offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
+                                        offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
+
+/* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
+ * theirs to ctx once, when the call ends, not four stores per warp. */
+void lw_count_warp(lower *L) {
+  LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
+  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1), "");
+  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, L->active_lanes, ""),
+                       LLVMBuildMul(L->b, blocks, L->active_groups, "")};
+  for (int i = 0; i < 4; i++) add_to(L, L->counted[i], v[i]);
+}
+
+void lw_flush_counts(lower *L) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  lw_count_warp(L);
+  for (int i = 0; i < 4; i++) add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
+}
+
+LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
+  LLVMValueRef f = L->part_fns[part];
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &ctx, 1, "");
+  LLVMSetTailCallKind(r, LLVMTailCallKindMustTail);
+  return r;
+}
+
 /* ---- leaving the function ---- */
 
 /* Returns `event` to the scheduler with one target (pc, the whole mask). */
@@ -79,7 +113,7 @@ static void arrive_tail(lower *L, int to) {
 static void cross_tail(lower *L, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, pc), lw_const_i32(L, (uint64_t)to));
   lw_flush_counts(L);
-  LLVMBuildRet(L->b, lw_tail_call(L, L->g->blocks[to].part, L->ctx));
+  LLVMBuildRet(L->b, lw_tail_call(L, L->cfg->blocks[to].part, L->ctx));
 }
 
 /* Arriving at the kernel's end: in a first call with a chain (kernel.h) the next warp starts
@@ -111,7 +145,7 @@ static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->cross
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
 static void arrive(lower *L, int from, int to) {
-  if (to == L->g->nblocks) { /* nothing is live at the end; a chain stores nothing (end_tail) */
+  if (to == L->cfg->nblocks) { /* nothing is live at the end; a chain stores nothing (end_tail) */
     LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)from), L->end_from);
     LLVMBuildBr(L->b, exit_to(L, L->arrive, "end", to, end_tail));
     return;
@@ -129,9 +163,9 @@ static void go(lower *L, int from, int to) {
     return;
   }
   LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMValueRef below = to < L->g->nblocks
-      ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), L->guard_v, "") : NULL;
-  if (below && L->g->blocks[to].part != L->part) LLVMBuildCondBr(L->b, below, crossing(L, to), out);
+  LLVMValueRef below = to < L->cfg->nblocks
+      ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), L->guard, "") : NULL;
+  if (below && L->cfg->blocks[to].part != L->part) LLVMBuildCondBr(L->b, below, crossing(L, to), out);
   else if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
   else LLVMBuildBr(L->b, out);
   LLVMPositionBuilderAtEnd(L->b, out);
@@ -155,21 +189,21 @@ typedef struct edge {
  * not read the phi it writes, and the frame keeps other calls' lanes. All incoming values are
  * read before any phi is written, as phis are parallel copies. */
 static void write_phis(lower *L, int from, const edge *e, int n) {
-  LLVMBasicBlockRef src = L->g->blocks[from].bb;
+  LLVMBasicBlockRef src = L->cfg->blocks[from].bb;
   enum { MAX = 1024 };
-  LLVMValueRef *vals = ARENA_NEW(L->a, LLVMValueRef, MAX), **dst = ARENA_NEW(L->a, LLVMValueRef *, MAX);
+  LLVMValueRef *vals = ARENA_NEW(L->arena, LLVMValueRef, MAX), **dst = ARENA_NEW(L->arena, LLVMValueRef *, MAX);
   int nv = 0;
   for (int k = 0; k < n; k++) {
-    if (e[k].to >= L->g->nblocks) continue;
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[e[k].to].bb); phi && LLVMIsAPHINode(phi);
+    if (e[k].to >= L->cfg->nblocks) continue;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[e[k].to].bb); phi && LLVMIsAPHINode(phi);
          phi = LLVMGetNextInstruction(phi)) {
       slot *s = lw_slot(L, phi);
       LLVMValueRef in = incoming_for(phi, src);
       unsigned groups = s->shape == UNIFORM ? 1 : L->ngroups;
       if (nv + (int)groups > MAX) return lw_unsupported(L, phi, "this many phis on one block's edges");
       for (unsigned g = 0; g < groups; g++, nv++) {
-        L->grp = g;
-        vals[nv] = s->shape == UNIFORM ? lw_uval(L, in) : lw_vval(L, in);
+        L->lane_group = g;
+        vals[nv] = s->shape == UNIFORM ? lw_scalar_of(L, in) : lw_vector_of(L, in);
         dst[nv] = s->shape == UNIFORM ? &s->u : &s->v[g];
       }
     }
@@ -221,7 +255,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
     LLVMValueRef nonempty = LLVMBuildICmp(L->b, LLVMIntNE, e[i].mask, lw_const_i64(L, 0), "");
     count = LLVMBuildAdd(L->b, count, LLVMBuildZExt(L->b, nonempty, i32t(L), ""), "");
   }
-  int *to = ARENA_NEW(L->a, int, (size_t)n);
+  int *to = ARENA_NEW(L->arena, int, (size_t)n);
   for (int i = 0; i < n; i++) to[i] = e[i].to;
   lw_frame_save(L, to, n);
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
@@ -231,10 +265,10 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
 }
 
 static void lower_condbr(lower *L, int pc, LLVMValueRef term) {
-  const cfg_block *cb = &L->g->blocks[pc];
+  const cfg_block *cb = &L->cfg->blocks[pc];
   LLVMValueRef cond = LLVMGetCondition(term);
   if (divergence_of(L->dv, cond).shape == UNIFORM) {
-    LLVMValueRef c = lw_uval(L, cond), zero = lw_const_i64(L, 0);
+    LLVMValueRef c = lw_scalar_of(L, cond), zero = lw_const_i64(L, 0);
     edge e[2] = {{cb->succs[0], LLVMBuildSelect(L->b, c, L->mask, zero, "")},
                  {cb->succs[1], LLVMBuildSelect(L->b, c, zero, L->mask, "")}};
     write_phis(L, pc, e, 2);
@@ -255,20 +289,20 @@ static void lower_condbr(lower *L, int pc, LLVMValueRef term) {
 
 /* Lanes per distinct successor of a switch. */
 static int switch_edges(lower *L, int pc, LLVMValueRef term, edge *e) {
-  const cfg_block *cb = &L->g->blocks[pc];
+  const cfg_block *cb = &L->cfg->blocks[pc];
   LLVMValueRef cond = LLVMGetOperand(term, 0), rest = L->mask;
   int n = 0;
   int uniform = divergence_of(L->dv, cond).shape == UNIFORM;
   for (int s = 1; s < cb->nsuccs; s++) { /* successor 0 is the default */
     LLVMValueRef c = LLVMGetOperand(term, (unsigned)(2 * s)), m;
     if (uniform) {
-      LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_uval(L, cond), c, "");
+      LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_scalar_of(L, cond), c, "");
       m = LLVMBuildSelect(L->b, eq, L->mask, lw_const_i64(L, 0), "");
     } else {
       m = lw_const_i64(L, 0);
       for (unsigned g = 0; g < L->ngroups; g++) {
-        L->grp = g;
-        LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_vval(L, cond), lw_splat(L, c), "");
+        L->lane_group = g;
+        LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_vector_of(L, cond), lw_splat(L, c), "");
         LLVMValueRef bits = LLVMBuildZExt(L->b, LLVMBuildBitCast(L->b, eq, LLVMIntTypeInContext(L->c, L->G), ""), i64t(L), "");
         m = LLVMBuildOr(L->b, m, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""), "");
       }
@@ -288,15 +322,15 @@ static int switch_edges(lower *L, int pc, LLVMValueRef term, edge *e) {
 }
 
 static void lower_terminator(lower *L, int pc) {
-  const cfg_block *cb = &L->g->blocks[pc];
+  const cfg_block *cb = &L->cfg->blocks[pc];
   LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
   LLVMValueRef last = LLVMGetPreviousInstruction(term);
   if (cb->nsuccs == 0) { /* ret, unreachable: the lanes are done */
-    arrive(L, pc, L->g->nblocks);
+    arrive(L, pc, L->cfg->nblocks);
     return;
   }
   if (LLVMIsASwitchInst(term) && cfg_is_branch(cb)) {
-    edge *e = ARENA_NEW(L->a, edge, (size_t)cb->nsuccs);
+    edge *e = ARENA_NEW(L->arena, edge, (size_t)cb->nsuccs);
     int n = switch_edges(L, pc, term, e);
     write_phis(L, pc, e, n);
     branch_multi(L, pc, e, n);
@@ -315,8 +349,8 @@ static void lower_terminator(lower *L, int pc) {
 /* ---- blocks ---- */
 
 static void group_begin(lower *L, unsigned g, LLVMBasicBlockRef *cont) {
-  L->grp = g;
-  L->gmask = lw_group_mask(L, L->mask, g);
+  L->lane_group = g;
+  L->lane_group_mask = lw_group_mask(L, L->mask, g);
   *cont = NULL;
   if (L->ngroups == 1) return; /* a block never runs with no active lane */
   LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "group");
@@ -359,16 +393,16 @@ static int uses_kept(LLVMValueRef i, const ptrmap *kept) {
 /* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
  * the block computes after them. The rest runs in order, lane group by lane group. */
 static void emit_body(lower *L, LLVMBasicBlockRef bb) {
-  LLVMValueRef *seg = ARENA_NEW(L->a, LLVMValueRef, cfg_instrs(bb));
+  LLVMValueRef *seg = ARENA_NEW(L->arena, LLVMValueRef, cfg_instrs(bb));
   int wrote = 0, ns = 0;
   ptrmap kept; /* the instructions (phis apart) that were not hoisted */
-  ptrmap_init(L->a, &kept, 16);
+  ptrmap_init(L->arena, &kept, 16);
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i)) {
     if (LLVMIsAPHINode(i)) continue;
     if (is_uniform_inst(L, i) && lw_is_hoistable(i, wrote) && !uses_kept(i, &kept))
       lw_inst_uniform(L, i);
     else
-      ptrmap_put(L->a, &kept, i, i);
+      ptrmap_put(L->arena, &kept, i, i);
     wrote |= lw_writes_memory(i) && !is_barrier_call(i);
   }
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i)) {
@@ -376,7 +410,7 @@ static void emit_body(lower *L, LLVMBasicBlockRef bb) {
     if (is_uniform_inst(L, i)) {
       emit_segment(L, seg, ns), ns = 0;
       lw_inst_uniform(L, i);
-    } else if (lw_alone(L, i)) {
+    } else if (lw_runs_alone(L, i)) {
       emit_segment(L, seg, ns), ns = 0;
       emit_segment(L, &i, 1);
     } else seg[ns++] = i;
@@ -386,14 +420,14 @@ static void emit_body(lower *L, LLVMBasicBlockRef bb) {
 
 static void emit_block(lower *L, int pc) {
   LLVMPositionBuilderAtEnd(L->b, L->bbs[pc]);
-  unsigned n = cfg_instrs(L->g->blocks[pc].bb);
+  unsigned n = cfg_instrs(L->cfg->blocks[pc].bb);
   count_block(L, n);
-  emit_body(L, L->g->blocks[pc].bb);
+  emit_body(L, L->cfg->blocks[pc].bb);
   lower_terminator(L, pc);
 }
 
 void lw_emit_blocks(lower *L) {
-  L->arrive = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks + 1);
-  L->crossing = ARENA_NEW(L->a, LLVMBasicBlockRef, L->g->nblocks);
-  for (int pc = L->g->part_first[L->part]; pc < L->g->part_first[L->part + 1]; pc++) emit_block(L, pc);
+  L->arrive = ARENA_NEW(L->arena, LLVMBasicBlockRef, L->cfg->nblocks + 1);
+  L->crossing = ARENA_NEW(L->arena, LLVMBasicBlockRef, L->cfg->nblocks);
+  for (int pc = L->cfg->part_first[L->part]; pc < L->cfg->part_first[L->part + 1]; pc++) emit_block(L, pc);
 }

@@ -1,4 +1,5 @@
-/* Private interface of the warp lowering (lower*.c). See lower.c for the shape of the code. */
+/* Private interface of the warp lowering (lower*.c). See lower.c for the shape of the code and
+ * lower_warp.c for the function around it. Every function takes the lowering's state, L. */
 #ifndef WEFT_LOWER_H
 #define WEFT_LOWER_H
 
@@ -13,32 +14,48 @@
  * there (masked stores) for the values live where it stops. */
 typedef struct slot {
   LLVMValueRef inst; /* the kernel's instruction */
-  shape shape;
+  shape shape;       /* its divergence (divergence.c): UNIFORM gets u, the others v */
   LLVMTypeRef type;  /* the kernel's type of the value */
   LLVMValueRef u;    /* UNIFORM: alloca of type */
-  LLVMValueRef *v;   /* otherwise: one alloca per lane group */
-  int cross;
+  LLVMValueRef *v;   /* otherwise: one alloca per lane group, of lw_vtype(type) */
+  int cross;         /* used outside its block: also kept in the frame between calls */
   int remat;         /* computed again where a warp resumes, never kept in the frame */
   unsigned stamp;    /* the resume block that computed it last (lw_frame_restore) */
-  int index; /* among the cross slots, for liveness */
-  size_t frame_off;
-  size_t priv_off; /* an alloca's W private copies in the frame */
+  int index;         /* among the cross slots, for liveness */
+  size_t frame_off;  /* a cross slot's W lanes in the frame */
+  size_t priv_off;   /* an alloca's W private copies in the frame */
 } slot;
 
+/* The state of lowering one kernel, L in every lw_ function. Short names follow LLVM-C's habit
+ * and the design's: W is the warp width, G the lane-group width, a group is G lanes. */
 typedef struct lower {
-  weft_arena *a;
-  const cfg *g;
-  const divergence *dv;
-  LLVMContextRef c;
-  LLVMModuleRef m;
-  LLVMBuilderRef b;
-  LLVMTargetDataRef td;
-  unsigned W, G, ngroups;
-  int avx512;
-  int x_aligned_only; /* lower_target: lane-affine accesses need no gather path */
-  LLVMValueRef fn, ctx, group, args, local_mem, frame, mask, x_aligned, guard_v;
+  /* the kernel and its analysis (pipeline_analyse) */
+  weft_arena *arena;    /* memory freed when the kernel is lowered */
+  const cfg *cfg;       /* the kernel's blocks by PC, with their IPDOMs and parts */
+  const divergence *dv; /* uniform, lane-affine or varying, for every value */
+  /* where the code goes */
+  LLVMContextRef c;     /* the module's context */
+  LLVMModuleRef m;      /* the module: the kernel's, into which its warp function goes */
+  LLVMBuilderRef b;     /* the builder, at the instruction being emitted */
+  LLVMTargetDataRef td; /* the module's data layout: sizes in the frame and in memory */
+  unsigned W, G, ngroups; /* warp width, lane-group width, W / G lane groups */
+  int avx512;             /* the host has AVX-512: 16 lanes of 32 bits in a register */
+  int x_aligned_only;     /* lower_target: lane-affine accesses need no gather path */
+  /* values of the part being emitted, in its warp function (lower_warp.c) */
+  LLVMValueRef fn;        /* the part's function: uint32_t run(weft_warp_ctx *ctx) */
+  LLVMValueRef ctx;       /* its weft_warp_ctx (in part 0 a phi over the chain's warps) */
+  LLVMValueRef work_group; /* ctx->group: the work-group's weft_group */
+  LLVMValueRef args;      /* the argument block that setargs filled */
+  LLVMValueRef local_mem; /* the work-group's __local memory */
+  LLVMValueRef frame;     /* ctx->frame: where the warp's values live between calls */
+  LLVMValueRef mask;      /* i64: ctx->mask, the lanes that run in this call */
+  LLVMValueRef x_aligned; /* i1: get_local_id(0) is lane-affine in every lane group */
+  LLVMValueRef guard;     /* i32: ctx->guard; a jump to a PC below it may stay inline */
   LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
-  LLVMBasicBlockRef entry, start, *bbs, leave; /* start: where each warp of a chain starts */
+  LLVMBasicBlockRef entry; /* the part's entry block: what every warp shares */
+  LLVMBasicBlockRef start; /* where each warp of a chain starts */
+  LLVMBasicBlockRef *bbs;  /* per PC: the block that runs the kernel's block */
+  LLVMBasicBlockRef leave; /* the one return to the scheduler: counters, event */
   LLVMValueRef group_u64[sizeof(weft_group) / 8], global_base[3]; /* read at the part's entry */
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
@@ -47,78 +64,92 @@ typedef struct lower {
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
   LLVMValueRef counted[4];   /* allocas: the counters of the chain's warps that ended (kernel.h) */
   LLVMValueRef end_from;     /* alloca: the PC whose block went to the kernel's end */
+  /* the kernel's values (lower_values.c) and the frame (lower_frame.c) */
   ptrmap slots;                    /* kernel instruction -> slot */
   slot **cross;                    /* the cross slots, by index */
-  int ncross, live_words;
+  int ncross, live_words;          /* cross slots; 64-bit words of a live_in set */
   unsigned stamp;                  /* resume blocks emitted so far */
   uint64_t *live_in;               /* per PC: bitset of cross slots live at the block's start */
   int *live_set;                   /* per PC: the first PC with the same live values, which
                                       names their shared resume point and exit */
   ptrmap uniforms;                 /* kernel argument or __local global -> value in fn */
-  size_t frame_size, static_local_size;
-  unsigned grp;       /* lane group being emitted */
-  LLVMValueRef gmask; /* its <G x i1> mask */
+  size_t frame_size, static_local_size; /* bytes per warp; the kernel's own __local bytes */
+  /* the instruction being emitted */
+  unsigned lane_group;          /* the lane group being emitted */
+  LLVMValueRef lane_group_mask; /* its <G x i1> mask */
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error;        /* the first unsupported construct, with its line */
 } lower;
 
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
 
-/* lower.c */
+/* lower.c: the kernel's blocks, their terminators, and the exits to the scheduler */
 void lw_emit_blocks(lower *L); /* the blocks of part L->part */
 void lw_count_warp(lower *L);   /* adds the warp's counters to L->counted */
 void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */
 LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx); /* what part `part` returns for ctx */
 
-/* lower_values.c */
-LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t);      /* per-group type of a kernel type */
-unsigned lw_width(LLVMTypeRef t);
-LLVMTypeRef lw_elem_type(LLVMTypeRef t);                /* E of <k x E>, or t */                    /* elements per lane: 1, or k of <k x E> */
-LLVMValueRef lw_splat(lower *L, LLVMValueRef scalar);
+/* lower_values.c: types per lane group, splats and masks, slots */
+LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t); /* per-group type of a kernel type: <G x t> */
+unsigned lw_width(LLVMTypeRef t);              /* elements per lane: 1, or k of <k x E> */
+LLVMTypeRef lw_elem_type(LLVMTypeRef t);       /* E of <k x E>, or t */
+LLVMValueRef lw_splat(lower *L, LLVMValueRef scalar); /* a uniform value in every lane of a group */
 /* Element c of every lane of v, each lane with k elements (a scalar when v is one lane's). */
 LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c);
 LLVMValueRef lw_expand_mask(lower *L, LLVMValueRef m, unsigned k); /* <G x i1> -> <kG x i1> */
-LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g); /* iG */
-LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g); /* <G x i1> */
-LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first);
+/* Lane group g's G bits of a W-lane mask (i64): as an iG, or as a <G x i1>. */
+LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g);
+LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g);
+LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first); /* <first, first+1, ...> */
 LLVMValueRef lw_const_i64(lower *L, uint64_t v);
 LLVMValueRef lw_const_i32(lower *L, uint64_t v);
-slot *lw_slot(lower *L, LLVMValueRef v);
-LLVMValueRef lw_uval(lower *L, LLVMValueRef v);      /* a uniform operand as a scalar */
-LLVMValueRef lw_vval(lower *L, LLVMValueRef v);      /* an operand for lane group L->grp */
-void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val);
-void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val);
-void lw_make_slots(lower *L);
+slot *lw_slot(lower *L, LLVMValueRef v); /* v's slot; NULL for a constant or an argument */
+/* Reading and writing kernel values: a uniform value as one scalar, any other as lane group
+ * L->lane_group's vector (<G x T>). A uniform value read as a vector is splatted. */
+LLVMValueRef lw_scalar_of(lower *L, LLVMValueRef v); /* a uniform operand as a scalar */
+LLVMValueRef lw_vector_of(lower *L, LLVMValueRef v); /* an operand for lane group L->lane_group */
+void lw_set_scalar(lower *L, LLVMValueRef v, LLVMValueRef val); /* sets uniform value v to val */
+void lw_set_vector(lower *L, LLVMValueRef v, LLVMValueRef val); /* v's lanes of L->lane_group */
+void lw_make_slots(lower *L); /* a slot per kernel value, and frame space for the cross ones */
 void lw_make_allocas(lower *L); /* the slots' allocas in the function being emitted */
-void lw_liveness(lower *L);
-void lw_frame_restore(lower *L, int pc);
-/* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
-void lw_frame_save(lower *L, const int *to, int n);
+LLVMTypeRef lw_frame_type(lower *L, LLVMTypeRef t); /* one lane of t in the frame: i1 as i8 */
 LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */
 LLVMBasicBlockRef lw_at_entry(lower *L); /* builder to the part's entry; returns where it was */
-LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t);
+LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t); /* a field */
+/* ir_intrinsic with the lowering's builder and module. */
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs);
+/* Records "file:line: weft does not support <what>" for inst, if nothing was recorded yet. */
 void lw_unsupported(lower *L, LLVMValueRef inst, const char *what);
+LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read at the entry */
 
-/* lower_inst.c */
+/* lower_frame.c: cross values kept in the frame between calls */
+void lw_liveness(lower *L); /* live_in and live_set, from the blocks' uses and definitions */
+void lw_frame_restore(lower *L, int pc); /* the values live at pc, back from the frame */
+/* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
+void lw_frame_save(lower *L, const int *to, int n);
+
+/* lower_inst.c: one kernel instruction */
+/* A uniform inst may move to the top of its block (after_write: an earlier instruction of the
+ * block may have written memory). */
 int lw_is_hoistable(LLVMValueRef inst, int after_write);
-void lw_inst_uniform(lower *L, LLVMValueRef inst);
-void lw_inst_group(lower *L, LLVMValueRef inst);
-int lw_writes_memory(LLVMValueRef inst);
+void lw_inst_uniform(lower *L, LLVMValueRef inst); /* once per warp, as scalars */
+void lw_inst_group(lower *L, LLVMValueRef inst);   /* for L->lane_group, under its mask */
+int lw_writes_memory(LLVMValueRef inst); /* a store, atomic, fence or call: may write memory */
 
-/* lower_builtin.c */
+/* lower_builtin.c: calls of OpenCL builtins */
+/* A builtin call's result: a scalar when uniform, else for lane group L->lane_group; NULL (after
+ * lw_unsupported) when weft does not support it. */
 LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
 /* A call of get_local_id/get_global_id in one lane (i64, of the current group), as a scalar;
  * NULL for any other call. */
 LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane);
-LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read at the entry */
 
-/* lower_subgroup.c */
+/* lower_subgroup.c: sub-group builtins, where a sub-group is the warp */
 LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
 /* Whether inst runs as a segment of its own, all lane groups in order before what follows:
  * printf (one call's lines for the whole warp, then the next call's) and sub-group scans (the
  * carry from the groups before). Sets up a scan's carry. */
-int lw_alone(lower *L, LLVMValueRef inst);
+int lw_runs_alone(lower *L, LLVMValueRef inst);
 
 #endif

@@ -10,7 +10,7 @@
 
 static LLVMValueRef arg(lower *L, LLVMValueRef call, unsigned i, int uniform) {
   LLVMValueRef a = LLVMGetOperand(call, i);
-  return uniform ? lw_uval(L, a) : lw_vval(L, a);
+  return uniform ? lw_scalar_of(L, a) : lw_vector_of(L, a);
 }
 
 /* Makes `v` as wide as `like`: a per-lane scalar operand of a vector builtin (clamp(float4,
@@ -20,7 +20,7 @@ static LLVMValueRef fit(lower *L, LLVMValueRef v, LLVMValueRef like) {
   unsigned m = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? LLVMGetVectorSize(LLVMTypeOf(v)) : 1;
   if (n == m) return v;
   if (m == 1) v = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(v), 1)), v, lw_const_i32(L, 0), "");
-  LLVMValueRef *mask = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *mask = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) mask[i] = lw_const_i32(L, m == 1 ? 0 : i / (n / m));
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(mask, n), "");
 }
@@ -32,20 +32,10 @@ static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
   return a;
 }
 
-LLVMValueRef lw_group_u64(lower *L, size_t off) {
-  LLVMValueRef *v = &L->group_u64[off / 8];
-  if (!*v) {
-    LLVMBasicBlockRef here = lw_at_entry(L);
-    *v = lw_load_at(L, L->group, off, LLVMInt64TypeInContext(L->c));
-    LLVMPositionBuilderAtEnd(L->b, here);
-  }
-  return *v;
-}
-
 static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int uniform) {
   unsigned d;
   if (k == BI_WORK_DIM) {
-    LLVMValueRef r = lw_load_at(L, L->group, offsetof(weft_group, work_dim), LLVMInt32TypeInContext(L->c));
+    LLVMValueRef r = lw_load_at(L, L->work_group, offsetof(weft_group, work_dim), LLVMInt32TypeInContext(L->c));
     return uniform ? r : lw_splat(L, r);
   }
   if (!const_dim(L, call, &d)) return NULL;
@@ -76,7 +66,7 @@ static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   if (!const_dim(L, call, &d)) return NULL;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   if (d >= 3) return lw_splat(L, LLVMConstInt(i64, 0, 0));
-  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * (d * WEFT_MAX_WARP + L->grp * L->G));
+  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * (d * WEFT_MAX_WARP + L->lane_group * L->G));
   LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p, "");
   LLVMSetAlignment(lid, 4);
   lid = LLVMBuildZExt(L->b, lid, LLVMVectorType(i64, L->G), "");
@@ -89,7 +79,7 @@ LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane) {
   if ((bi.kind != BI_GLOBAL_ID && bi.kind != BI_LOCAL_ID) || !const_dim(L, call, &d)) return NULL;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
   if (d >= 3) return LLVMConstInt(i64, 0, 0);
-  LLVMValueRef at = LLVMBuildAdd(L->b, lane, lw_const_i64(L, d * WEFT_MAX_WARP + L->grp * L->G), "");
+  LLVMValueRef at = LLVMBuildAdd(L->b, lane, lw_const_i64(L, d * WEFT_MAX_WARP + L->lane_group * L->G), "");
   LLVMValueRef p = LLVMBuildGEP2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid)), &at, 1, "");
   LLVMValueRef lid = LLVMBuildZExt(L->b, LLVMBuildLoad2(L->b, i32, p, ""), i64, "");
   return bi.kind == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, global_base(L, d), lid, "");
@@ -131,7 +121,7 @@ static const math_entry *math_find(const char *name) {
 /* Elements first .. first+n-1 of v; those past v's end are poison. */
 static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned n) {
   unsigned size = LLVMGetVectorSize(LLVMTypeOf(v));
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++)
     m[i] = first + i < size ? lw_const_i32(L, first + i) : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
@@ -141,7 +131,7 @@ static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned
 static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, unsigned first) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(result)), w = LLVMGetVectorSize(LLVMTypeOf(piece));
   LLVMValueRef wide = w == n ? piece : subvector(L, piece, 0, n); /* poison past w */
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
   return LLVMBuildShuffleVector(L->b, result, wide, LLVMConstVector(m, n), "");
 }
@@ -217,7 +207,7 @@ static LLVMValueRef sqrt_of(lower *L, LLVMValueRef x) {
 static LLVMValueRef cross(lower *L, LLVMValueRef a, LLVMValueRef b, unsigned k) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
   static const unsigned yzx[4] = {1, 2, 0, 3}, zxy[4] = {2, 0, 1, 3};
-  LLVMValueRef *m1 = ARENA_NEW(L->a, LLVMValueRef, n), *m2 = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *m1 = ARENA_NEW(L->arena, LLVMValueRef, n), *m2 = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++)
     m1[i] = lw_const_i32(L, i / k * k + yzx[i % k]), m2[i] = lw_const_i32(L, i / k * k + zxy[i % k]);
   LLVMValueRef s1 = LLVMConstVector(m1, n), s2 = LLVMConstVector(m2, n), p = LLVMGetPoison(LLVMTypeOf(a));
@@ -355,11 +345,11 @@ static int is_uniform(lower *L, LLVMValueRef v) {
 static LLVMValueRef atomic_together(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueRef p,
                                     LLVMValueRef v) {
   LLVMTypeRef t = LLVMTypeOf(v), i32 = LLVMInt32TypeInContext(L->c), gt = LLVMIntTypeInContext(L->c, L->G);
-  LLVMValueRef bits = LLVMBuildBitCast(L->b, L->gmask, gt, "");
+  LLVMValueRef bits = LLVMBuildBitCast(L->b, L->lane_group_mask, gt, "");
   LLVMValueRef active = lw_intrinsic(L, "llvm.ctpop", &gt, 1, &bits, 1);
   LLVMValueRef total = LLVMBuildMul(L->b, LLVMBuildZExtOrBitCast(L->b, active, t, ""), v, "");
   LLVMValueRef old = LLVMBuildAtomicRMW(L->b, rmw, p, total, LLVMAtomicOrderingSequentiallyConsistent, 0);
-  LLVMValueRef *below = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  LLVMValueRef *below = ARENA_NEW(L->arena, LLVMValueRef, L->G);
   for (unsigned l = 0; l < L->G; l++) below[l] = LLVMConstInt(i32, (1ull << l) - 1, 0);
   LLVMValueRef lanes = LLVMBuildAnd(L->b, lw_splat(L, LLVMBuildZExt(L->b, bits, i32, "")),
                                     LLVMConstVector(below, L->G), "");
@@ -381,7 +371,7 @@ static LLVMValueRef each_active_lane(lower *L, LLVMTypeRef vt, lane_body *body, 
     LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "lane");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-    LLVMBuildCondBr(L->b, lane(L, L->gmask, l), run, next);
+    LLVMBuildCondBr(L->b, lane(L, L->lane_group_mask, l), run, next);
     LLVMPositionBuilderAtEnd(L->b, run);
     LLVMValueRef with = LLVMBuildInsertElement(L->b, acc, body(L, arg, l), lw_const_i32(L, l), "");
     LLVMBasicBlockRef ran = LLVMGetInsertBlock(L->b);
@@ -417,11 +407,11 @@ static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
   LLVMTypeRef t = LLVMTypeOf(call);
   if ((rmw == LLVMAtomicRMWBinOpAdd || rmw == LLVMAtomicRMWBinOpSub) && !cmpxchg &&
       is_uniform(L, LLVMGetOperand(call, 0)) && (unary || is_uniform(L, LLVMGetOperand(call, 1))))
-    return atomic_together(L, rmw, lw_uval(L, LLVMGetOperand(call, 0)),
-                           unary ? LLVMConstInt(t, 1, 0) : lw_uval(L, LLVMGetOperand(call, 1)));
-  lane_atomic a = {rmw, cmpxchg, lw_vval(L, LLVMGetOperand(call, 0)),
-                   unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vval(L, LLVMGetOperand(call, 1)),
-                   cmpxchg ? lw_vval(L, LLVMGetOperand(call, 2)) : NULL};
+    return atomic_together(L, rmw, lw_scalar_of(L, LLVMGetOperand(call, 0)),
+                           unary ? LLVMConstInt(t, 1, 0) : lw_scalar_of(L, LLVMGetOperand(call, 1)));
+  lane_atomic a = {rmw, cmpxchg, lw_vector_of(L, LLVMGetOperand(call, 0)),
+                   unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vector_of(L, LLVMGetOperand(call, 1)),
+                   cmpxchg ? lw_vector_of(L, LLVMGetOperand(call, 2)) : NULL};
   return each_active_lane(L, lw_vtype(L, t), atomic_lane, &a);
 }
 
@@ -437,7 +427,7 @@ typedef struct lane_print {
 static LLVMValueRef print_lane(lower *L, const void *arg, unsigned l) {
   const lane_print *p = arg;
   unsigned n = LLVMGetNumArgOperands(p->call);
-  LLVMValueRef *args = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *args = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef a = p->args[i];
     if (!is_uniform(L, LLVMGetOperand(p->call, i))) a = lane(L, a, l);
@@ -452,14 +442,14 @@ static LLVMValueRef print_lane(lower *L, const void *arg, unsigned l) {
 
 static LLVMValueRef print(lower *L, LLVMValueRef call) {
   unsigned n = LLVMGetNumArgOperands(call);
-  lane_print p = {call, NULL, NULL, ARENA_NEW(L->a, LLVMValueRef, n)};
+  lane_print p = {call, NULL, NULL, ARENA_NEW(L->arena, LLVMValueRef, n)};
   if (printf_vector_left(call))
     return lw_unsupported(L, call, "printf of a vector without its length modifier (%v4hlf)"), NULL;
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
     if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
       return lw_unsupported(L, call, "printf of a vector with a conversion for a scalar"), NULL;
-    p.args[i] = is_uniform(L, a) ? lw_uval(L, a) : lw_vval(L, a);
+    p.args[i] = is_uniform(L, a) ? lw_scalar_of(L, a) : lw_vector_of(L, a);
   }
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), ptr = LLVMPointerTypeInContext(L->c, 0);
   p.type = LLVMFunctionType(i32, &ptr, 1, 1);
@@ -503,7 +493,7 @@ static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
   LLVMValueRef args[4];
   for (unsigned i = 0; i < n && i < 4; i++) { /* operands of the result's type are per lane */
     LLVMValueRef a = LLVMGetOperand(call, i);
-    args[i] = LLVMTypeOf(a) == rt && !uniform ? lw_vval(L, a) : lw_uval(L, a);
+    args[i] = LLVMTypeOf(a) == rt && !uniform ? lw_vector_of(L, a) : lw_scalar_of(L, a);
   }
   LLVMTypeRef over = uniform ? rt : lw_vtype(L, rt);
   unsigned id = LLVMGetIntrinsicID(callee);

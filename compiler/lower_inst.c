@@ -20,14 +20,14 @@ void lw_inst_uniform(lower *L, LLVMValueRef inst) {
   if (LLVMIsACallInst(inst)) {
     builtin bi = builtin_of_call(inst);
     LLVMValueRef r = lw_builtin(L, inst, &bi, 1);
-    if (r) lw_def_u(L, inst, r);
+    if (r) lw_set_scalar(L, inst, r);
     return;
   }
   LLVMValueRef c = LLVMInstructionClone(inst);
   for (int i = 0; i < LLVMGetNumOperands(inst); i++)
-    LLVMSetOperand(c, (unsigned)i, lw_uval(L, LLVMGetOperand(inst, i)));
+    LLVMSetOperand(c, (unsigned)i, lw_scalar_of(L, LLVMGetOperand(inst, i)));
   LLVMInsertIntoBuilder(L->b, c);
-  lw_def_u(L, inst, c);
+  lw_set_scalar(L, inst, c);
 }
 
 static LLVMValueRef group_gep(lower *L, LLVMValueRef gep) {
@@ -35,11 +35,11 @@ static LLVMValueRef group_gep(lower *L, LLVMValueRef gep) {
   int n = LLVMGetNumOperands(gep) - 1;
   if (n > 16) return lw_unsupported(L, gep, "a getelementptr with more than 16 indices"), NULL;
   LLVMValueRef base = LLVMGetOperand(gep, 0);
-  base = lw_slot(L, base) && lw_slot(L, base)->shape != UNIFORM ? lw_vval(L, base) : lw_uval(L, base);
+  base = lw_slot(L, base) && lw_slot(L, base)->shape != UNIFORM ? lw_vector_of(L, base) : lw_scalar_of(L, base);
   for (int i = 0; i < n; i++) {
     LLVMValueRef o = LLVMGetOperand(gep, i + 1);
     slot *s = lw_slot(L, o);
-    idx[i] = s && s->shape != UNIFORM ? lw_vval(L, o) : lw_uval(L, o);
+    idx[i] = s && s->shape != UNIFORM ? lw_vector_of(L, o) : lw_scalar_of(L, o);
   }
   LLVMValueRef r = LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(gep), base, idx, (unsigned)n, "");
   return LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVectorTypeKind ? r : lw_splat(L, r);
@@ -48,7 +48,7 @@ static LLVMValueRef group_gep(lower *L, LLVMValueRef gep) {
 /* <G x ptr> to <kG x ptr>: lane l's k element addresses. */
 static LLVMValueRef element_ptrs(lower *L, LLVMValueRef p, unsigned k, size_t esz) {
   if (k == 1) return p;
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, k * L->G), *o = ARENA_NEW(L->a, LLVMValueRef, k * L->G);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, k * L->G), *o = ARENA_NEW(L->arena, LLVMValueRef, k * L->G);
   for (unsigned i = 0; i < k * L->G; i++)
     m[i] = lw_const_i32(L, i / k), o[i] = lw_const_i64(L, (i % k) * esz);
   LLVMValueRef wide = LLVMBuildShuffleVector(L->b, p, LLVMGetPoison(LLVMTypeOf(p)), LLVMConstVector(m, k * L->G), "");
@@ -76,7 +76,7 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
                     part = LLVMAppendBasicBlockInContext(L->c, L->fn, "partial"),
                     ga = LLVMAppendBasicBlockInContext(L->c, L->fn, "gather"),
                     join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp);
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
   LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
   LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, L->x_aligned, all, ""), full, other);
   LLVMPositionBuilderAtEnd(L->b, other);
@@ -123,7 +123,7 @@ static int recomputable(lower *L, LLVMValueRef v, int depth) {
 /* A recomputable v in one lane (i64) of the group, as a scalar; done[] holds what this address
  * has computed already. */
 static LLVMValueRef lane_again(lower *L, LLVMValueRef v, LLVMValueRef lane, ptrmap *done) {
-  if (!lw_slot(L, v)) return lw_uval(L, v);
+  if (!lw_slot(L, v)) return lw_scalar_of(L, v);
   LLVMValueRef r = ptrmap_get(done, v);
   if (r) return r;
   if (LLVMIsACallInst(v)) {
@@ -137,7 +137,7 @@ static LLVMValueRef lane_again(lower *L, LLVMValueRef v, LLVMValueRef lane, ptrm
       LLVMSetOperand(r, (unsigned)i, lane_again(L, LLVMGetOperand(v, i), lane, done));
     LLVMInsertIntoBuilder(L->b, r);
   }
-  ptrmap_put(L->a, done, v, r);
+  ptrmap_put(L->arena, done, v, r);
   return r;
 }
 
@@ -147,8 +147,8 @@ static LLVMValueRef lane_again(lower *L, LLVMValueRef v, LLVMValueRef lane, ptrm
 static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane) {
   ptrmap done = {0};
   if (recomputable(L, v, 0)) return lane_again(L, v, lane, &done);
-  return lw_slot(L, v)->shape == UNIFORM ? lw_uval(L, v)
-                                         : LLVMBuildExtractElement(L->b, lw_vval(L, v), lane, "");
+  return lw_slot(L, v)->shape == UNIFORM ? lw_scalar_of(L, v)
+                                         : LLVMBuildExtractElement(L->b, lw_vector_of(L, v), lane, "");
 }
 
 /* The address lane 0 of the group would use, for a packed access at `addr` of elements of type
@@ -156,7 +156,7 @@ static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane) {
  * an inactive lane's value may be stale (a frame slot it never stored, say). */
 static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t, enum access_mode mode) {
   if (mode == PACKED_FULL) return lane_value(L, addr, lw_const_i64(L, 0));
-  LLVMValueRef bits = lw_group_bits(L, L->mask, L->grp); /* not 0: BCC skips empty groups */
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group); /* not 0: BCC skips empty groups */
   LLVMTypeRef bt = LLVMTypeOf(bits);
   LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
                                     (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
@@ -178,11 +178,11 @@ static void vector_again(lower *L, LLVMValueRef v) {
 
 static LLVMValueRef gather_address(lower *L, LLVMValueRef addr, enum access_mode mode) {
   if (mode == GATHER_AFFINE && recomputable(L, addr, 0)) vector_again(L, addr);
-  return lw_vval(L, addr);
+  return lw_vector_of(L, addr);
 }
 
 static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
-  LLVMValueRef m = lw_expand_mask(L, L->gmask, k);
+  LLVMValueRef m = lw_expand_mask(L, L->lane_group_mask, k);
   return mode == PACKED_FULL ? LLVMConstAllOnes(LLVMTypeOf(m)) : m;
 }
 
@@ -206,7 +206,7 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   LLVMValueRef val = LLVMGetOperand(st, 0);
   LLVMTypeRef t = LLVMTypeOf(val), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
-  LLVMValueRef v = lw_vval(L, val);
+  LLVMValueRef v = lw_vector_of(L, val);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
   if (mode >= PACKED_MASKED) {
@@ -225,7 +225,7 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
 static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
   LLVMValueRef addr = LLVMGetOperand(ld, 0);
   if (divergence_of(L->dv, addr).shape == UNIFORM) { /* read once, every lane sees it */
-    LLVMValueRef c = LLVMBuildLoad2(L->b, LLVMTypeOf(ld), lw_uval(L, addr), "");
+    LLVMValueRef c = LLVMBuildLoad2(L->b, LLVMTypeOf(ld), lw_scalar_of(L, addr), "");
     LLVMSetAlignment(c, LLVMGetAlignment(ld));
     return lw_splat(L, c);
   }
@@ -235,7 +235,7 @@ static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
 static void lower_store(lower *L, LLVMValueRef st) {
   LLVMValueRef val = LLVMGetOperand(st, 0), addr = LLVMGetOperand(st, 1);
   if (divergence_of(L->dv, addr).shape == UNIFORM && divergence_of(L->dv, val).shape == UNIFORM) {
-    LLVMSetAlignment(LLVMBuildStore(L->b, lw_uval(L, val), lw_uval(L, addr)), LLVMGetAlignment(st));
+    LLVMSetAlignment(LLVMBuildStore(L->b, lw_scalar_of(L, val), lw_scalar_of(L, addr)), LLVMGetAlignment(st));
     return;
   }
   if (is_packed(L, addr, LLVMTypeOf(val))) affine_switch(L, st, store_access);
@@ -247,7 +247,7 @@ static void lower_store(lower *L, LLVMValueRef st) {
 static LLVMValueRef lower_alloca(lower *L, LLVMValueRef inst) {
   slot *s = lw_slot(L, inst);
   size_t size = LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst));
-  LLVMValueRef lanes = LLVMBuildMul(L->b, lw_iota(L, LLVMInt64TypeInContext(L->c), L->grp * L->G),
+  LLVMValueRef lanes = LLVMBuildMul(L->b, lw_iota(L, LLVMInt64TypeInContext(L->c), L->lane_group * L->G),
                                     lw_splat(L, lw_const_i64(L, size)), "");
   LLVMValueRef off = LLVMBuildAdd(L->b, lanes, lw_splat(L, lw_const_i64(L, s->priv_off)), "");
   LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->frame, &off, 1, "");
@@ -257,10 +257,10 @@ static LLVMValueRef lower_alloca(lower *L, LLVMValueRef inst) {
 
 static LLVMValueRef lower_select(lower *L, LLVMValueRef inst) {
   LLVMValueRef c = LLVMGetOperand(inst, 0);
-  LLVMValueRef a = lw_vval(L, LLVMGetOperand(inst, 1)), b = lw_vval(L, LLVMGetOperand(inst, 2));
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 1)), b = lw_vector_of(L, LLVMGetOperand(inst, 2));
   unsigned k = lw_width(LLVMTypeOf(inst));
-  if (divergence_of(L->dv, c).shape == UNIFORM) return LLVMBuildSelect(L->b, lw_uval(L, c), a, b, "");
-  LLVMValueRef cv = lw_vval(L, c);
+  if (divergence_of(L->dv, c).shape == UNIFORM) return LLVMBuildSelect(L->b, lw_scalar_of(L, c), a, b, "");
+  LLVMValueRef cv = lw_vector_of(L, c);
   if (lw_width(LLVMTypeOf(c)) != k) cv = lw_expand_mask(L, cv, k);
   return LLVMBuildSelect(L->b, cv, a, b, "");
 }
@@ -268,7 +268,7 @@ static LLVMValueRef lower_select(lower *L, LLVMValueRef inst) {
 /* Each lane's value of v (G lanes) repeated k times, as wide as a k-element vector per lane. */
 static LLVMValueRef per_element(lower *L, LLVMValueRef v, unsigned k) {
   unsigned n = k * L->G;
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i / k);
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
 }
@@ -276,10 +276,10 @@ static LLVMValueRef per_element(lower *L, LLVMValueRef v, unsigned k) {
 /* An index chosen at run time selects among the k constant elements; past the end the
  * result is element 0's (OpenCL leaves it undefined). */
 static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
-  LLVMValueRef idx = LLVMGetOperand(inst, 1), v = lw_vval(L, LLVMGetOperand(inst, 0));
+  LLVMValueRef idx = LLVMGetOperand(inst, 1), v = lw_vector_of(L, LLVMGetOperand(inst, 0));
   unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0)));
   if (LLVMIsAConstantInt(idx)) return lw_component(L, v, k, (unsigned)LLVMConstIntGetZExtValue(idx));
-  LLVMValueRef lanes_idx = lw_vval(L, idx), r = lw_component(L, v, k, 0);
+  LLVMValueRef lanes_idx = lw_vector_of(L, idx), r = lw_component(L, v, k, 0);
   for (unsigned c = 1; c < k; c++) {
     LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, lanes_idx, lw_splat(L, LLVMConstInt(LLVMTypeOf(idx), c, 0)), "");
     r = LLVMBuildSelect(L->b, at, lw_component(L, v, k, c), r, "");
@@ -292,23 +292,23 @@ static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
 static LLVMValueRef lower_insert(lower *L, LLVMValueRef inst) {
   LLVMValueRef idx = LLVMGetOperand(inst, 2);
   unsigned k = lw_width(LLVMTypeOf(inst)), n = k * L->G;
-  LLVMValueRef vec = lw_vval(L, LLVMGetOperand(inst, 0));
-  LLVMValueRef wide = per_element(L, lw_vval(L, LLVMGetOperand(inst, 1)), k);
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef vec = lw_vector_of(L, LLVMGetOperand(inst, 0));
+  LLVMValueRef wide = per_element(L, lw_vector_of(L, LLVMGetOperand(inst, 1)), k);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
   if (LLVMIsAConstantInt(idx)) {
     unsigned c = (unsigned)LLVMConstIntGetZExtValue(idx);
     for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i % k == c ? n + i : i);
     return LLVMBuildShuffleVector(L->b, vec, wide, LLVMConstVector(m, n), "");
   }
   for (unsigned i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMTypeOf(idx), i % k, 0);
-  LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, per_element(L, lw_vval(L, idx), k), LLVMConstVector(m, n), "");
+  LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, per_element(L, lw_vector_of(L, idx), k), LLVMConstVector(m, n), "");
   return LLVMBuildSelect(L->b, at, wide, vec, "");
 }
 
 static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
   unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0))), n = LLVMGetNumMaskElements(inst);
-  LLVMValueRef a = lw_vval(L, LLVMGetOperand(inst, 0)), b = lw_vval(L, LLVMGetOperand(inst, 1));
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, n * L->G);
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b = lw_vector_of(L, LLVMGetOperand(inst, 1));
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n * L->G);
   for (unsigned l = 0; l < L->G; l++)
     for (unsigned j = 0; j < n; j++) {
       int src = LLVMGetMaskValue(inst, j);
@@ -321,11 +321,11 @@ static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
 }
 
 static LLVMValueRef lower_binop(lower *L, LLVMValueRef inst, LLVMOpcode op) {
-  LLVMValueRef a = lw_vval(L, LLVMGetOperand(inst, 0)), b = lw_vval(L, LLVMGetOperand(inst, 1));
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b = lw_vector_of(L, LLVMGetOperand(inst, 1));
   if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) {
     /* inactive lanes hold stale divisors: make them 1 so they cannot trap */
     LLVMValueRef one = LLVMConstInt(LLVMGetElementType(LLVMTypeOf(b)), 1, 0);
-    b = LLVMBuildSelect(L->b, lw_expand_mask(L, L->gmask, lw_width(LLVMTypeOf(inst))), b,
+    b = LLVMBuildSelect(L->b, lw_expand_mask(L, L->lane_group_mask, lw_width(LLVMTypeOf(inst))), b,
                         lw_splat(L, one), "");
   }
   return LLVMBuildBinOp(L->b, op, a, b, "");
@@ -335,15 +335,15 @@ static LLVMValueRef lower_value_inst(lower *L, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if (op >= LLVMAdd && op <= LLVMXor) return lower_binop(L, inst, op);
   if ((op >= LLVMTrunc && op <= LLVMBitCast) || op == LLVMAddrSpaceCast)
-    return LLVMBuildCast(L->b, op, lw_vval(L, LLVMGetOperand(inst, 0)), lw_vtype(L, LLVMTypeOf(inst)), "");
+    return LLVMBuildCast(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)), lw_vtype(L, LLVMTypeOf(inst)), "");
   switch (op) {
-  case LLVMFNeg: return LLVMBuildFNeg(L->b, lw_vval(L, LLVMGetOperand(inst, 0)), "");
+  case LLVMFNeg: return LLVMBuildFNeg(L->b, lw_vector_of(L, LLVMGetOperand(inst, 0)), "");
   case LLVMICmp:
-    return LLVMBuildICmp(L->b, LLVMGetICmpPredicate(inst), lw_vval(L, LLVMGetOperand(inst, 0)),
-                         lw_vval(L, LLVMGetOperand(inst, 1)), "");
+    return LLVMBuildICmp(L->b, LLVMGetICmpPredicate(inst), lw_vector_of(L, LLVMGetOperand(inst, 0)),
+                         lw_vector_of(L, LLVMGetOperand(inst, 1)), "");
   case LLVMFCmp:
-    return LLVMBuildFCmp(L->b, LLVMGetFCmpPredicate(inst), lw_vval(L, LLVMGetOperand(inst, 0)),
-                         lw_vval(L, LLVMGetOperand(inst, 1)), "");
+    return LLVMBuildFCmp(L->b, LLVMGetFCmpPredicate(inst), lw_vector_of(L, LLVMGetOperand(inst, 0)),
+                         lw_vector_of(L, LLVMGetOperand(inst, 1)), "");
   case LLVMSelect: return lower_select(L, inst);
   case LLVMGetElementPtr: return group_gep(L, inst);
   case LLVMLoad: return lower_load(L, inst);
@@ -351,7 +351,7 @@ static LLVMValueRef lower_value_inst(lower *L, LLVMValueRef inst) {
   case LLVMExtractElement: return lower_extract(L, inst);
   case LLVMInsertElement: return lower_insert(L, inst);
   case LLVMShuffleVector: return lower_shuffle(L, inst);
-  case LLVMFreeze: return lw_vval(L, LLVMGetOperand(inst, 0));
+  case LLVMFreeze: return lw_vector_of(L, LLVMGetOperand(inst, 0));
   default: return lw_unsupported(L, inst, "this instruction"), NULL;
   }
 }
@@ -366,5 +366,5 @@ void lw_inst_group(lower *L, LLVMValueRef inst) {
   } else if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst)) {
     lw_unsupported(L, inst, "LLVM atomic instructions (use the OpenCL atomic_* builtins)");
   } else r = lower_value_inst(L, inst);
-  if (r && LLVMGetTypeKind(LLVMTypeOf(inst)) != LLVMVoidTypeKind) lw_def_v(L, inst, r);
+  if (r && LLVMGetTypeKind(LLVMTypeOf(inst)) != LLVMVoidTypeKind) lw_set_vector(L, inst, r);
 }

@@ -69,10 +69,10 @@ static LLVMValueRef reduce(lower *L, sg_op op, int is_unsigned, LLVMValueRef acc
 
 /* x's value in lane group g, its inactive lanes set to `idle`. */
 static LLVMValueRef group_value(lower *L, LLVMValueRef x, unsigned g, LLVMValueRef idle) {
-  unsigned was = L->grp;
-  L->grp = g;
-  LLVMValueRef v = lw_vval(L, x);
-  L->grp = was;
+  unsigned was = L->lane_group;
+  L->lane_group = g;
+  LLVMValueRef v = lw_vector_of(L, x);
+  L->lane_group = was;
   return LLVMBuildSelect(L->b, lw_group_mask(L, L->mask, g), v, lw_splat(L, idle), "");
 }
 
@@ -103,7 +103,7 @@ static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
 static LLVMValueRef broadcast(lower *L, LLVMValueRef call) {
   if (divergence_of(L->dv, LLVMGetOperand(call, 1)).shape != UNIFORM)
     return lw_unsupported(L, call, "sub_group_broadcast from a lane that differs between lanes"), NULL;
-  LLVMValueRef x = LLVMGetOperand(call, 0), id = lw_uval(L, LLVMGetOperand(call, 1));
+  LLVMValueRef x = LLVMGetOperand(call, 0), id = lw_scalar_of(L, LLVMGetOperand(call, 1));
   LLVMValueRef G = LLVMConstInt(LLVMTypeOf(id), L->G, 0);
   LLVMValueRef lane = LLVMBuildURem(L->b, id, G, ""), grp = LLVMBuildUDiv(L->b, id, G, "");
   LLVMValueRef r = LLVMGetPoison(LLVMTypeOf(call));
@@ -140,7 +140,7 @@ static LLVMValueRef query(lower *L, const char *name, int uniform) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
   LLVMValueRef W = lw_const_i64(L, L->W), r;
   if (!strcmp(name, "get_sub_group_local_id"))
-    return uniform ? NULL : lw_iota(L, i32, L->grp * L->G);
+    return uniform ? NULL : lw_iota(L, i32, L->lane_group * L->G);
   if (!strcmp(name, "get_max_sub_group_size")) r = W;
   else if (!strcmp(name, "get_sub_group_id")) r = warp_index(L);
   else if (strstr(name, "num_sub_groups"))
@@ -153,13 +153,13 @@ static LLVMValueRef query(lower *L, const char *name, int uniform) {
   return uniform ? r : lw_splat(L, r);
 }
 
-/* sub_group_scan_{inclusive,exclusive}_<op>(x) in lane group L->grp: a scan of the group's
+/* sub_group_scan_{inclusive,exclusive}_<op>(x) in lane group L->lane_group: a scan of the group's
  * lanes in log2(G) shifted steps, then the groups before it (the carry) put in front. */
 static LLVMValueRef scan(lower *L, LLVMValueRef call, sg_op op, int inclusive, int is_unsigned) {
   LLVMTypeRef t = LLVMTypeOf(call), i32 = LLVMInt32TypeInContext(L->c);
   LLVMValueRef idle = lw_splat(L, identity(t, op, is_unsigned));
-  LLVMValueRef v = LLVMBuildSelect(L->b, L->gmask, lw_vval(L, LLVMGetOperand(call, 0)), idle, "");
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  LLVMValueRef v = LLVMBuildSelect(L->b, L->lane_group_mask, lw_vector_of(L, LLVMGetOperand(call, 0)), idle, "");
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->G);
   for (unsigned step = 1; step < L->G; step *= 2) {
     for (unsigned i = 0; i < L->G; i++) m[i] = LLVMConstInt(i32, i >= step ? i - step : L->G + i, 0);
     v = combine(L, op, is_unsigned, v, LLVMBuildShuffleVector(L->b, v, idle, LLVMConstVector(m, L->G), ""));
@@ -172,7 +172,7 @@ static LLVMValueRef scan(lower *L, LLVMValueRef call, sg_op op, int inclusive, i
   return LLVMBuildShuffleVector(L->b, incl, carry, LLVMConstVector(m, L->G), "");
 }
 
-int lw_alone(lower *L, LLVMValueRef inst) {
+int lw_runs_alone(lower *L, LLVMValueRef inst) {
   if (!LLVMIsACallInst(inst)) return 0;
   builtin bi = builtin_of_call(inst);
   sg_op op;
@@ -200,6 +200,6 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
   else if (!strcmp(n, "sub_group_broadcast")) r = broadcast(L, call);
   else if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op)) r = reduction(L, call, op, is_unsigned);
   /* Uniform but for a result used past the divergent branch it is under (divergence.c): then
-   * each lane group takes the warp's value, in a segment of its own (lw_alone). */
+   * each lane group takes the warp's value, in a segment of its own (lw_runs_alone). */
   return r && !uniform ? lw_splat(L, r) : r;
 }

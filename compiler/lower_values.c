@@ -1,5 +1,5 @@
-/* Values of the warp function: types per lane group, splats and masks, the slots that hold the
- * kernel's values, and the frame that keeps them between calls.
+/* Values of the warp function: types per lane group, splats and masks, and the slots that hold
+ * the kernel's values (lower_frame.c keeps them in the frame between calls).
  *
  * A kernel value of type T becomes <G x T> for one lane group; a kernel vector <k x E> (float4)
  * becomes <kG x E> with lane l's elements at l*k .. l*k+k-1, so element-wise operations stay one
@@ -30,7 +30,7 @@ LLVMValueRef lw_const_i32(lower *L, uint64_t v) {
 
 /* A shuffle mask whose element i is f(i) for i < n. */
 static LLVMValueRef shuffle_mask(lower *L, unsigned n, unsigned k, int repeat) {
-  LLVMValueRef *e = ARENA_NEW(L->a, LLVMValueRef, n);
+  LLVMValueRef *e = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) e[i] = lw_const_i32(L, repeat ? i % k : i / k);
   return LLVMConstVector(e, n);
 }
@@ -63,7 +63,7 @@ LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g) {
 }
 
 LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
-  LLVMValueRef *e = ARENA_NEW(L->a, LLVMValueRef, L->G);
+  LLVMValueRef *e = ARENA_NEW(L->arena, LLVMValueRef, L->G);
   for (unsigned i = 0; i < L->G; i++) e[i] = LLVMConstInt(elem, first + i, 0);
   return LLVMConstVector(e, L->G);
 }
@@ -89,11 +89,17 @@ LLVMValueRef lw_ctx_field(lower *L, size_t offset) {
 
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs) {
-  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-  if (!id) DIE("unknown intrinsic %s", name);
-  LLVMValueRef f = LLVMGetIntrinsicDeclaration(L->m, id, over, nover);
-  LLVMTypeRef ft = LLVMIntrinsicGetType(L->c, id, over, nover);
-  return LLVMBuildCall2(L->b, ft, f, args, nargs, "");
+  return ir_intrinsic(L->b, L->m, name, over, nover, args, nargs);
+}
+
+LLVMValueRef lw_group_u64(lower *L, size_t off) {
+  LLVMValueRef *v = &L->group_u64[off / 8];
+  if (!*v) {
+    LLVMBasicBlockRef here = lw_at_entry(L);
+    *v = lw_load_at(L, L->work_group, off, LLVMInt64TypeInContext(L->c));
+    LLVMPositionBuilderAtEnd(L->b, here);
+  }
+  return *v;
 }
 
 void lw_unsupported(lower *L, LLVMValueRef inst, const char *what) {
@@ -117,8 +123,7 @@ static int used_elsewhere(LLVMValueRef inst) {
   return 0;
 }
 
-/* Frame bytes of one lane of t: i1 is kept as i8 there. */
-static LLVMTypeRef frame_type(lower *L, LLVMTypeRef t) {
+LLVMTypeRef lw_frame_type(lower *L, LLVMTypeRef t) {
   LLVMTypeRef e = lw_elem_type(t);
   if (LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 1)
     e = LLVMInt8TypeInContext(L->c);
@@ -158,26 +163,26 @@ static int rematerializable(lower *L, LLVMValueRef inst) {
 }
 
 static void make_slot(lower *L, LLVMValueRef inst) {
-  slot *s = ARENA_NEW(L->a, slot, 1);
+  slot *s = ARENA_NEW(L->arena, slot, 1);
   s->inst = inst;
   s->type = LLVMTypeOf(inst);
   s->shape = divergence_of(L->dv, inst).shape;
   s->cross = used_elsewhere(inst);
   s->remat = rematerializable(L, inst);
-  if (s->shape != UNIFORM) s->v = ARENA_NEW(L->a, LLVMValueRef, L->ngroups);
+  if (s->shape != UNIFORM) s->v = ARENA_NEW(L->arena, LLVMValueRef, L->ngroups);
   if (s->cross && !s->remat)
-    s->frame_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, frame_type(L, s->type)));
+    s->frame_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, lw_frame_type(L, s->type)));
   if (s->cross) s->index = L->ncross++;
   if (LLVMIsAAllocaInst(inst))
     s->priv_off = frame_alloc(L, L->W * LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst)));
-  ptrmap_put(L->a, &L->slots, inst, s);
+  ptrmap_put(L->arena, &L->slots, inst, s);
 }
 
 void lw_make_slots(lower *L) {
-  for (int pc = 0; pc < L->g->nblocks; pc++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(L->g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
+  for (int pc = 0; pc < L->cfg->nblocks; pc++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) make_slot(L, i);
-  L->cross = ARENA_NEW(L->a, slot *, L->ncross + 1);
+  L->cross = ARENA_NEW(L->arena, slot *, L->ncross + 1);
   for (unsigned i = 0; i < L->slots.cap; i++) {
     slot *s = L->slots.vals[i];
     if (L->slots.keys[i] && s->cross) L->cross[s->index] = s;
@@ -217,178 +222,29 @@ static LLVMValueRef rebuild_const(lower *L, LLVMValueRef v) {
 /* Element c of every lane of v, where each lane has k elements. */
 LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
   unsigned lanes = LLVMGetVectorSize(LLVMTypeOf(v)) / k;
-  LLVMValueRef *m = ARENA_NEW(L->a, LLVMValueRef, lanes);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, lanes);
   for (unsigned l = 0; l < lanes; l++) m[l] = lw_const_i32(L, l * k + c);
   if (lanes == 1) return LLVMBuildExtractElement(L->b, v, m[0], "");
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes), "");
 }
 
-LLVMValueRef lw_uval(lower *L, LLVMValueRef v) {
+LLVMValueRef lw_scalar_of(lower *L, LLVMValueRef v) {
   slot *s = lw_slot(L, v);
   if (!s) return rebuild_const(L, v);
   if (s->shape != UNIFORM) DIE("uniform use of a non-uniform value");
   return LLVMBuildLoad2(L->b, s->type, s->u, "");
 }
 
-LLVMValueRef lw_vval(lower *L, LLVMValueRef v) {
+LLVMValueRef lw_vector_of(lower *L, LLVMValueRef v) {
   slot *s = lw_slot(L, v);
-  if (!s || s->shape == UNIFORM) return lw_splat(L, lw_uval(L, v));
-  return LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[L->grp], "");
+  if (!s || s->shape == UNIFORM) return lw_splat(L, lw_scalar_of(L, v));
+  return LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[L->lane_group], "");
 }
 
-void lw_def_u(lower *L, LLVMValueRef v, LLVMValueRef val) {
+void lw_set_scalar(lower *L, LLVMValueRef v, LLVMValueRef val) {
   LLVMBuildStore(L->b, val, lw_slot(L, v)->u);
 }
 
-void lw_def_v(lower *L, LLVMValueRef v, LLVMValueRef val) {
-  LLVMBuildStore(L->b, val, lw_slot(L, v)->v[L->grp]);
-}
-
-/* ---- the frame ---- */
-
-static LLVMValueRef frame_ptr(lower *L, size_t off) {
-  LLVMValueRef o = lw_const_i64(L, off);
-  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->frame, &o, 1, "");
-}
-
-static LLVMValueRef to_frame(lower *L, LLVMValueRef v, LLVMTypeRef ft) {
-  return LLVMTypeOf(v) == ft ? v : LLVMBuildZExt(L->b, v, ft, "");
-}
-
-static LLVMValueRef from_frame(lower *L, LLVMValueRef v, LLVMTypeRef t) {
-  return LLVMTypeOf(v) == t ? v : LLVMBuildTrunc(L->b, v, t, "");
-}
-
-static void restore_slot(lower *L, slot *s, LLVMValueRef first_lane) {
-  LLVMTypeRef ft = frame_type(L, s->type);
-  size_t lane = LLVMABISizeOfType(L->td, ft);
-  if (s->shape == UNIFORM) { /* any active lane holds the warp's value */
-    LLVMValueRef off = LLVMBuildMul(L->b, first_lane, lw_const_i64(L, lane), "");
-    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), frame_ptr(L, s->frame_off), &off, 1, "");
-    LLVMBuildStore(L->b, from_frame(L, LLVMBuildLoad2(L->b, ft, p, ""), s->type), s->u);
-    return;
-  }
-  LLVMTypeRef vft = lw_vtype(L, ft), vt = lw_vtype(L, s->type);
-  for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef x = LLVMBuildLoad2(L->b, vft, frame_ptr(L, s->frame_off + g * L->G * lane), "");
-    LLVMSetAlignment(x, 1);
-    LLVMBuildStore(L->b, from_frame(L, x, vt), s->v[g]);
-  }
-}
-
-static int live(const lower *L, int pc, int index) {
-  return (int)(L->live_in[(size_t)pc * L->live_words + index / 64] >> (index % 64) & 1);
-}
-
-/* Computes a rematerialised value (and first the ones it is made of) for every lane group. */
-static void remat_value(lower *L, LLVMValueRef inst) {
-  slot *s = lw_slot(L, inst);
-  if (s->stamp == L->stamp) return;
-  s->stamp = L->stamp;
-  for (int i = 0; i < LLVMGetNumOperands(inst); i++)
-    if (lw_slot(L, LLVMGetOperand(inst, i))) remat_value(L, LLVMGetOperand(inst, i));
-  if (s->shape == UNIFORM) {
-    lw_inst_uniform(L, inst);
-    return;
-  }
-  for (unsigned g = 0; g < L->ngroups; g++) {
-    L->grp = g, L->gmask = lw_group_mask(L, L->mask, g);
-    lw_inst_group(L, inst);
-  }
-}
-
-void lw_frame_restore(lower *L, int pc) {
-  LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
-                                    (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
-  L->stamp++;
-  for (int i = 0; i < L->ncross; i++) {
-    if (!live(L, pc, i)) continue;
-    slot *s = L->cross[i];
-    if (s->remat) remat_value(L, s->inst);
-    else restore_slot(L, s, first);
-  }
-}
-
-/* Writes the lanes of this call, and only those, of one value into the frame. */
-static void save_slot(lower *L, slot *s) {
-  LLVMTypeRef ft = frame_type(L, s->type), vft = lw_vtype(L, ft);
-  size_t lane = LLVMABISizeOfType(L->td, ft);
-  LLVMValueRef u = s->shape == UNIFORM ? lw_splat(L, to_frame(L, LLVMBuildLoad2(L->b, s->type, s->u, ""), ft)) : NULL;
-  for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef p = frame_ptr(L, s->frame_off + g * L->G * lane);
-    LLVMValueRef x = u ? u : to_frame(L, LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], ""), vft);
-    LLVMValueRef m = lw_expand_mask(L, lw_group_mask(L, L->mask, g), lw_width(ft));
-    lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vft, LLVMTypeOf(p)}, 2,
-                 (LLVMValueRef[]){x, p, lw_const_i32(L, 1), m}, 4);
-  }
-}
-
-void lw_frame_save(lower *L, const int *to, int n) {
-  for (int i = 0; i < L->ncross; i++) {
-    if (L->cross[i]->remat) continue; /* computed again where the warp resumes */
-    int needed = 0;
-    for (int k = 0; k < n && !needed; k++) needed = to[k] < L->g->nblocks && live(L, to[k], i);
-    if (needed) save_slot(L, L->cross[i]);
-  }
-}
-
-/* ---- liveness of the cross slots, by the usual backward data-flow ---- */
-
-static void set_bit(uint64_t *set, int i) { set[i / 64] |= 1ull << (i % 64); }
-
-static void use_of(lower *L, LLVMValueRef v, uint64_t *use, const uint64_t *def) {
-  slot *s = lw_slot(L, v);
-  if (s && s->cross && !(def[s->index / 64] >> (s->index % 64) & 1)) set_bit(use, s->index);
-}
-
-/* use: read in the block before any write; def: written in the block, including the phis of
- * its successors, which are written on the way out. */
-static void block_use_def(lower *L, int pc, uint64_t *use, uint64_t *def) {
-  const cfg_block *b = &L->g->blocks[pc];
-  for (LLVMValueRef i = LLVMGetFirstInstruction(b->bb); i; i = LLVMGetNextInstruction(i)) {
-    if (!LLVMIsAPHINode(i))
-      for (int k = 0; k < LLVMGetNumOperands(i); k++) use_of(L, LLVMGetOperand(i, k), use, def);
-    slot *s = lw_slot(L, i);
-    if (s && s->cross && !LLVMIsAPHINode(i)) set_bit(def, s->index);
-  }
-  for (int k = 0; k < b->nsuccs; k++)
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
-      for (unsigned j = 0; j < LLVMCountIncoming(phi); j++)
-        if (LLVMGetIncomingBlock(phi, j) == b->bb) use_of(L, LLVMGetIncomingValue(phi, j), use, def);
-  for (int k = 0; k < b->nsuccs; k++)
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
-      set_bit(def, lw_slot(L, phi)->index);
-}
-
-void lw_liveness(lower *L) {
-  int n = L->g->nblocks, w = L->live_words = (L->ncross + 63) / 64 + 1;
-  uint64_t *use = ARENA_NEW(L->a, uint64_t, (size_t)n * w), *def = ARENA_NEW(L->a, uint64_t, (size_t)n * w);
-  L->live_in = ARENA_NEW(L->a, uint64_t, (size_t)n * w);
-  for (int pc = 0; pc < n; pc++) {
-    block_use_def(L, pc, use + (size_t)pc * w, def + (size_t)pc * w);
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->g->blocks[pc].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
-      set_bit(use + (size_t)pc * w, lw_slot(L, phi)->index); /* a phi is live where it starts */
-  }
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (int pc = n - 1; pc >= 0; pc--) {
-      const cfg_block *b = &L->g->blocks[pc];
-      for (int k = 0; k < w; k++) {
-        uint64_t out = 0;
-        for (int s = 0; s < b->nsuccs; s++) out |= L->live_in[(size_t)b->succs[s] * w + k];
-        uint64_t in = use[(size_t)pc * w + k] | (out & ~def[(size_t)pc * w + k]);
-        if (in != L->live_in[(size_t)pc * w + k]) L->live_in[(size_t)pc * w + k] = in, changed = 1;
-      }
-    }
-  }
-  L->live_set = ARENA_NEW(L->a, int, n);
-  for (int pc = 0; pc < n; pc++) {
-    int same = 0; /* pc itself at the latest */
-    while (memcmp(L->live_in + (size_t)same * w, L->live_in + (size_t)pc * w, (size_t)w * sizeof *use))
-      same++;
-    L->live_set[pc] = same;
-  }
+void lw_set_vector(lower *L, LLVMValueRef v, LLVMValueRef val) {
+  LLVMBuildStore(L->b, val, lw_slot(L, v)->v[L->lane_group]);
 }

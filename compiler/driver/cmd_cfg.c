@@ -55,14 +55,12 @@ static void print_kernel(LLVMValueRef fn, const cfg_opts *o) {
   size_t len;
   const char *name = LLVMGetValueName2(fn, &len);
   weft_arena *a = arena_create();
-  barrier_split(fn); /* weft schedules these blocks: a barrier ends its block */
-  cfg *g = cfg_build(a, fn);
-  postdom_compute(a, g);
-  parts_compute(a, g);
+  divergence *dv;
+  cfg *g = pipeline_analyse(a, fn, &dv); /* the blocks weft schedules, as the lowering sees them */
   if (o->format == DOT) cfg_print_dot(stdout, g, name);
   else if (o->format == JSON) cfg_print_json(stdout, g, name);
   else cfg_print_text(stdout, g, name);
-  if (o->divergence) divergence_print(stdout, g, divergence_compute(a, g));
+  if (o->divergence) divergence_print(stdout, g, dv);
   arena_release(a);
 }
 

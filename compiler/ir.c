@@ -1,0 +1,66 @@
+/* Helpers for building LLVM IR that the front end's expansions, the lowering and the JIT
+ * share: constants in every element of a vector, the bits of an element, widening, calling an
+ * intrinsic, and reading an argument as the x86-64 calling convention passed it.
+ *
+ * Each works on LLVM types alone (no pass's state), so any pass may call them: they are below
+ * every pass, and none of them calls up into one. An intrinsic is called one way only,
+ * ir_intrinsic, with the types it is overloaded on. */
+#include <string.h>
+
+#include "compiler.h"
+
+/* ---- constants and types ---- */
+
+LLVMValueRef ir_splat(LLVMTypeRef t, LLVMValueRef e) {
+  LLVMValueRef es[256];
+  if (!ir_is_vector(t)) return e;
+  unsigned n = LLVMGetVectorSize(t) < 256 ? LLVMGetVectorSize(t) : 256;
+  for (unsigned i = 0; i < n; i++) es[i] = e;
+  return LLVMConstVector(es, n);
+}
+
+LLVMValueRef ir_const_int(LLVMTypeRef t, unsigned long long v) {
+  return ir_splat(t, LLVMConstInt(ir_scalar_of(t), v, 0));
+}
+
+LLVMValueRef ir_const_real(LLVMTypeRef t, double v) {
+  return ir_splat(t, LLVMConstReal(ir_scalar_of(t), v));
+}
+
+unsigned ir_scalar_bits(LLVMTypeRef t) {
+  LLVMTypeRef e = ir_scalar_of(t);
+  switch (LLVMGetTypeKind(e)) {
+  case LLVMHalfTypeKind: return 16;
+  case LLVMFloatTypeKind: return 32;
+  case LLVMDoubleTypeKind: return 64;
+  default: return LLVMGetIntTypeWidth(e);
+  }
+}
+
+LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned) {
+  LLVMTypeRef t = LLVMTypeOf(x), wide = ir_int_shaped(t, 2 * ir_scalar_bits(t));
+  return x_unsigned ? LLVMBuildZExt(b, x, wide, "") : LLVMBuildSExt(b, x, wide, "");
+}
+
+/* ---- calls ---- */
+
+LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMTypeRef *over,
+                          unsigned nover, LLVMValueRef *args, unsigned nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!id) DIE("unknown intrinsic %s", name);
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  return LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, over, nover),
+                        LLVMGetIntrinsicDeclaration(m, id, over, nover), args, nargs, "");
+}
+
+LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned param) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, param + 1, kind);
+  return a ? LLVMGetTypeAttributeValue(a) : NULL;
+}
+
+LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real) {
+  if (LLVMTypeOf(a) == real) return a;
+  if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) return LLVMBuildLoad2(b, real, a, "");
+  return LLVMBuildBitCast(b, a, real, "");
+}

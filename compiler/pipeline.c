@@ -1,0 +1,189 @@
+/* The compiler's pipeline: every pass, in order, in two functions (the diagram at the top of
+ * compiler.h draws it).
+ *
+ * pipeline_analyse is what the lowering and `weft cfg` know of a kernel: barriers end blocks,
+ * the blocks get PCs, each branch its reconvergence point, each value its divergence, and a
+ * large kernel its parts. pipeline_build builds a program: the front end once, on this thread,
+ * then the back end in compile units on threads (jit.c), each of which runs compile_unit: for
+ * each kernel its description, its analysis and its lowering, then the optimisation and code
+ * generation of the unit's module. The variant of a program's kernels for work-groups that are
+ * not x-aligned (rt_x_aligned) runs the back end again, from the front end's bitcode, when a
+ * launch first needs it (pipeline_build_unaligned). */
+#include <llvm-c/BitWriter.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+
+/* ---- analysing a kernel ---- */
+
+cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv) {
+  barrier_split(fn);              /* a barrier ends its block */
+  cfg *g = cfg_build(a, fn);      /* the reachable blocks, numbered by PC */
+  postdom_compute(a, g);          /* each branch's reconvergence point, its IPDOM */
+  *dv = divergence_compute(a, g); /* uniform, lane-affine and varying values and branches */
+  parts_compute(a, g);            /* where a large warp function is cut */
+  return g;
+}
+
+/* ---- building a program ---- */
+
+/* What each compile unit of a build lowers (jit_compile). */
+typedef struct build {
+  const pipeline_target *t;
+  program_code *p;
+  unsigned id; /* the build's number in its context */
+  int x_aligned_only;
+  lowered_kernel *out; /* per kernel */
+} build;
+
+/* One kernel, in one compile unit: its description, its analysis and the parts of its warp
+ * function that `split` gives the unit, and with part 0 its argument setter. */
+static weft_status lower_one(const build *b, LLVMValueRef fn, lower_split *split,
+                             lowered_kernel *out, char **err) {
+  lower_target t = {b->t->warp, b->t->lanes, b->t->avx512, b->x_aligned_only};
+  weft_status st = kernel_describe(fn, b->id, &t, out, err); /* parameters, argument block */
+  if (st) return st;
+  weft_arena *a = arena_create();
+  divergence *dv;
+  cfg *g = pipeline_analyse(a, fn, &dv);
+  kernel_describe_blocks(g, &out->info);
+  st = lower_kernel(a, fn, g, dv, &t, split, out, err);
+  if (out->has_entry) kernel_build_setargs(fn, &out->info, out->setargs_name);
+  arena_release(a);
+  return st;
+}
+
+/* The unit's parts of every kernel of m (each kernel's description comes from the unit that
+ * has its entry), then only the generated functions are left in m. */
+static weft_status lower_kernels(const build *b, LLVMModuleRef m, int unit, int nunits,
+                                 char **err) {
+  lower_split split = {.unit = unit, .nunits = nunits};
+  unsigned i = 0;
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
+    lowered_kernel k;
+    weft_status st = lower_one(b, f, &split, &k, err);
+    if (!st && k.has_entry && i < b->p->nkernels) b->out[i] = k;
+    else kernel_info_free(&k);
+    if (st) return st;
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    size_t len;
+    if (!LLVMIsDeclaration(f) && strncmp(LLVMGetValueName2(f, &len), "__weft_", 7))
+      LLVMDeleteFunction(f);
+  }
+  return WEFT_SUCCESS;
+}
+
+/* jit_unit_fn: the back end of one compile unit, on its thread. */
+static weft_status compile_unit(void *arg, jit_unit *u, char **err) {
+  LLVMModuleRef m;
+  int unit, nunits;
+  weft_status st = jit_unit_module(u, &m, &unit, &nunits, err); /* its copy of the module */
+  if (!st) st = lower_kernels(arg, m, unit, nunits, err); /* per kernel: analysis, lowering */
+  if (!st) st = jit_unit_optimise(u, err);                 /* optimisation */
+  if (!st) st = jit_unit_codegen(u, err);                  /* code generation */
+  return st;
+}
+
+/* The instructions of m's kernels, how much there is to lower; *n: how many kernels. */
+static unsigned kernel_instrs(LLVMModuleRef m, unsigned *n) {
+  unsigned size = 0, count = 0;
+  for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), count++)
+    size += cfg_fn_instrs(f);
+  if (n) *n = count;
+  return size;
+}
+
+/* Lowers and compiles p's kernels from the front end's module m (p->front_end holds it as
+ * bitcode; m is NULL in a later build, which reads it back) into `out` and new code under
+ * *tracker: for x-aligned work-groups only, or for all. */
+static weft_status build_variant(const pipeline_target *t, program_code *p, LLVMModuleRef m,
+                                 int x_aligned_only, lowered_kernel *out,
+                                 LLVMOrcResourceTrackerRef *tracker, char **err) {
+  build b = {t, p, (*t->builds)++, x_aligned_only, out};
+  return jit_compile(t->jit, m, p->front_end, p->instrs, compile_unit, &b, tracker, err);
+}
+
+/* Sets p's kernels' function pointers to the code of the variant `built`: the warp function
+ * for x-aligned work-groups and the setargs, or (unaligned) the warp function for the others. */
+static weft_status link_kernels(weft_jit *jit, program_code *p, const lowered_kernel *built,
+                                int unaligned, char **err) {
+  for (unsigned i = 0; i < p->nkernels; i++) {
+    void *run, *setargs = NULL;
+    weft_status st = jit_lookup(jit, built[i].run_name, &run, err);
+    if (!st && !unaligned) st = jit_lookup(jit, built[i].setargs_name, &setargs, err);
+    if (st) return st;
+    weft_compiled_kernel *info = &p->kernels[i].info;
+    if (unaligned) info->run_unaligned = (weft_warp_fn)run;
+    else info->run = (weft_warp_fn)run, info->setargs = (void (*)(void))setargs;
+  }
+  return WEFT_SUCCESS;
+}
+
+/* The first build in a process warms up code generation while clang works: on the thread that
+ * waits for clang, then on the JIT's other compile threads (jit_warm_up). In a new
+ * process, bench/k50.cl's largest compile unit took 51 ms to generate without it and 28 ms with
+ * it; with each thread's heap warmed too, the back end takes 35 ms instead of 50. */
+static void warm_up(void *arg) {
+  static atomic_flag done = ATOMIC_FLAG_INIT;
+  const pipeline_target *t = arg;
+  if (atomic_flag_test_and_set(&done)) return;
+  double since = debug_time(NULL, 0);
+  jit_warm_up(t->jit, t->lanes);
+  debug_time("warm-up", since);
+}
+
+weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
+                           const char *options, program_code *p, char **err) {
+  memset(p, 0, sizeof *p);
+  LLVMContextRef llvm = LLVMContextCreate();
+  frontend_result fr;
+  frontend_idle idle = {warm_up, (void *)t};
+  double since = debug_time(NULL, 0);
+  /* the front end: clang-19, builtin expansion, canonicalisation */
+  weft_status st = frontend_compile(llvm, path, source, options, &idle, &fr);
+  if (st) {
+    *err = fr.log ? fr.log : strdup("weft: the front end failed");
+    LLVMContextDispose(llvm);
+    return st;
+  }
+  p->log = fr.log ? fr.log : strdup("");
+  since = debug_time("front end", since);
+  p->instrs = kernel_instrs(fr.module, &p->nkernels);
+  p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
+  p->front_end = LLVMWriteBitcodeToMemoryBuffer(fr.module);
+  /* the back end: compile_unit in each compile unit */
+  st = p->kernels && p->front_end ? build_variant(t, p, fr.module, 1, p->kernels, &p->code, err)
+                                  : WEFT_ERROR_OUT_OF_MEMORY;
+  LLVMDisposeModule(fr.module);
+  if (!st) st = link_kernels(t->jit, p, p->kernels, 0, err);
+  if (!st) debug_time("back end", since);
+  LLVMContextDispose(llvm);
+  if (st) pipeline_code_free(p);
+  return st;
+}
+
+weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err) {
+  double since = debug_time(NULL, 0);
+  lowered_kernel *out = calloc(p->nkernels ? p->nkernels : 1, sizeof *out);
+  weft_status st = out ? build_variant(t, p, NULL, 0, out, &p->code_unaligned, err)
+                       : WEFT_ERROR_OUT_OF_MEMORY;
+  if (!st) st = link_kernels(t->jit, p, out, 1, err);
+  for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
+  free(out);
+  debug_time("back end for work-groups not x-aligned", since);
+  return st;
+}
+
+void pipeline_code_free(program_code *p) {
+  jit_remove(p->code_unaligned); /* it refers to the first build's global variables */
+  jit_remove(p->code);
+  if (p->front_end) LLVMDisposeMemoryBuffer(p->front_end);
+  for (unsigned i = 0; p->kernels && i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);
+  free(p->kernels);
+  free(p->log);
+  memset(p, 0, sizeof *p);
+}
