@@ -80,7 +80,7 @@ static void leave_one(lower *L, int from, uint32_t event, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, target_pc), target);
   store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, event), L->event);
-  LLVMBuildBr(L->b, L->leave);
+  LLVMBuildBr(L->b, L->step);
 }
 
 /* The one exit of a kind towards `to`, made at its first use (cache[to]): it saves the values
@@ -105,7 +105,7 @@ static void arrive_tail(lower *L, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
   store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
-  LLVMBuildBr(L->b, L->leave);
+  LLVMBuildBr(L->b, L->step);
 }
 
 /* Going on at `to` in another part: the counters go to ctx and that part resumes at `to` in a
@@ -261,7 +261,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
-  LLVMBuildBr(L->b, L->leave);
+  LLVMBuildBr(L->b, L->step);
 }
 
 static void lower_condbr(lower *L, int pc, LLVMValueRef term) {

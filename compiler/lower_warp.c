@@ -84,18 +84,17 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
 }
 
 /* Where each warp starts: in part 0 the loop header of the chain, with ctx a phi that
- * end_tail (lower.c) adds the next warp to. */
+ * end_tail (lower.c) adds the next warp to; in every part, where a split that step() picked
+ * starts (build_step). */
 static void build_warp_start(lower *L) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i64 = LLVMInt64TypeInContext(L->c),
               i32 = LLVMInt32TypeInContext(L->c);
   L->start = LLVMAppendBasicBlockInContext(L->c, L->fn, "start");
   LLVMBuildBr(L->b, L->start);
   LLVMPositionBuilderAtEnd(L->b, L->start);
-  if (L->part == 0) {
-    LLVMValueRef first = L->ctx;
-    L->ctx = LLVMBuildPhi(L->b, ptr, "ctx");
-    LLVMAddIncoming(L->ctx, &first, &L->entry, 1);
-  }
+  LLVMValueRef first = L->ctx; /* step() and, in part 0, the chain come back here */
+  L->ctx = LLVMBuildPhi(L->b, ptr, "ctx");
+  LLVMAddIncoming(L->ctx, &first, &L->entry, 1);
   L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
   L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
   L->guard = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
@@ -134,11 +133,37 @@ static void build_dispatch(lower *L) {
     if (p == L->part) continue;
     LLVMBasicBlockRef elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere");
     LLVMPositionBuilderAtEnd(L->b, elsewhere);
+    lw_flush_counts(L); /* of the splits step() ran here before this one */
     LLVMBuildRet(L->b, lw_tail_call(L, p, L->ctx));
     for (int i = L->cfg->part_first[p]; i < L->cfg->part_first[p + 1]; i++)
       LLVMAddCase(sw, lw_const_i32(L, (uint64_t)i), elsewhere);
   }
   build_resumes(L, pc, sw, bad);
+}
+
+/* An event: with ctx->step set, the policy takes it here and the warp goes on in this call with
+ * the split it picks, restored from the frame the exit saved (kernel.h); else, and when nothing
+ * of the warp can run, back to the scheduler. The counters so far are those of the old mask. */
+static void build_step(lower *L) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i32 = LLVMInt32TypeInContext(L->c);
+  LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.call"),
+                    go_on = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.go_on"),
+                    handled = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.handled");
+  LLVMPositionBuilderAtEnd(L->b, L->step);
+  LLVMValueRef fn = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, step), ptr);
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, fn, ""), L->leave, call);
+  LLVMPositionBuilderAtEnd(L->b, call);
+  LLVMValueRef event = LLVMBuildLoad2(L->b, i32, L->event, "");
+  LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event)));
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMFunctionType(i32, &ptr, 1, 0), fn, &L->ctx, 1, "");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, lw_const_i32(L, 0), ""), go_on, handled);
+  LLVMPositionBuilderAtEnd(L->b, go_on);
+  lw_count_warp(L);
+  LLVMAddIncoming(L->ctx, &L->ctx, &go_on, 1);
+  LLVMBuildBr(L->b, L->start);
+  LLVMPositionBuilderAtEnd(L->b, handled);
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_HANDLED), L->event);
+  LLVMBuildBr(L->b, L->leave);
 }
 
 static void build_leave(lower *L) {
@@ -172,12 +197,14 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   for (int pc = L->cfg->part_first[L->part]; pc < L->cfg->part_first[L->part + 1]; pc++)
     L->bbs[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "B");
   L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
+  L->step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step");
   memset(L->group_u64, 0, sizeof L->group_u64), memset(L->global_base, 0, sizeof L->global_base);
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   build_entry(L, kfn, k);
   build_warp_start(L);
   build_dispatch(L);
   lw_emit_blocks(L);
+  build_step(L);
   build_leave(L);
 }
 

@@ -14,6 +14,14 @@
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
+ * With ctx->step set, the function does not return for such an event: it saves the frame as it
+ * would to return, and calls step(ctx), which hands the event to the policy and asks it what
+ * runs next. When step returns 1 the function goes on in the same call at ctx->pc with
+ * ctx->mask and ctx->guard (a split of the same warp), restoring that split's values from the
+ * frame as a call would; when it returns 0 (nothing of the warp can run now, or the policy
+ * failed) the function returns WEFT_EVENT_HANDLED. The policy's decisions are the same either
+ * way, and so are the stats: only the returns to the scheduler, the round trips, go.
+ *
  * The compiler builds its accesses to these structs with offsetof() on this header, so the two
  * sides cannot disagree. Only C types of fixed size appear here. */
 #ifndef WEFT_KERNEL_H
@@ -30,6 +38,7 @@ enum weft_event {
   WEFT_EVENT_BRANCH = 1,  /* the lanes go to targets: 1 target at/past the guard, 2+ diverged */
   WEFT_EVENT_BARRIER = 2, /* the lanes ctx->mask wait at the barrier ending block from_pc; they
                              resume at target_pc[0] */
+  WEFT_EVENT_HANDLED = 3, /* step() took the last event and nothing of the warp can run now */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */
@@ -53,6 +62,9 @@ typedef struct weft_warp_ctx {
    * the same work-group, its pc, mask, guard and chain set likewise) and stores no event for
    * the warp that ended. A warp function may also return as usual; the scheduler takes both. */
   struct weft_warp_ctx *chain;
+  /* NULL: return at every event (a warp's first call, traced steps, the reference path). */
+  uint32_t (*step)(struct weft_warp_ctx *ctx);
+  void *step_arg; /* the scheduler's, for step */
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */
   uint32_t from_pc;

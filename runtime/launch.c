@@ -76,6 +76,8 @@ weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsign
   return policy_config_make(split_order, max_splits, rt->opts.warp, &rt->cfg, why, n);
 }
 
+void runtime_set_reference_path(weft_runtime *rt, int on) { rt->opts.reference_path = on != 0; }
+
 /* ---- checks ---- */
 
 /* A VALUE passed to setargs as its C type (else by pointer: vectors and WEFT_OTHER). */
@@ -317,6 +319,7 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
     return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (known: %s)",
                     policy, names);
   }
+  p->in_code = !rt->opts.reference_path;
   p->x_aligned = rt_x_aligned(range, k->lanes);
   p->run = p->x_aligned ? k->run : k->run_unaligned;
   if (!p->run)

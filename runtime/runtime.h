@@ -148,6 +148,7 @@ extern const weft_policy_ops policy_pc;
 /* --- stats.c: counters of a work-group, a worker and a launch --- */
 typedef struct run_counters {
   uint64_t work_groups, warps, barriers;
+  uint64_t round_trips; /* calls into the warp function after a warp's first (weft_stats) */
   uint64_t block_execs, instr_execs, lane_instrs, groups_run; /* from the warp function */
   policy_counters policy;
 } run_counters;
@@ -199,6 +200,7 @@ typedef struct launch_plan {
   uint64_t live[2];        /* lanes that are work-items: of a warp but the last, of the last */
   uint64_t serial;         /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace;        /* NULL: no warp is traced */
+  int in_code;             /* the warp function hands events to the policy itself (ctx->step) */
 } launch_plan;
 
 /* The data of one worker, reused across work-groups and launches. Hot and written by one thread
@@ -216,6 +218,8 @@ typedef struct sched_worker {
   char *local_mem;
   weft_group group;
   int traced;                                   /* the current work-group has traced warps */
+  const launch_plan *plan;                      /* of the work-group running, for step_in_code */
+  weft_status step_status;                      /* of the last event step_in_code handed on */
   char err[RT_ERR_LEN];                         /* why the last work-group failed */
 } sched_worker;
 
@@ -254,6 +258,8 @@ weft_options runtime_options(const weft_runtime *rt);
  * nothing changes and why says what is wrong. */
 weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsigned max_splits,
                                char *why, size_t n);
+/* Whether the following launches take the reference path (weft_options.reference_path). */
+void runtime_set_reference_path(weft_runtime *rt, int on);
 /* Runs k over range with the policy named `policy` (NULL: the runtime's). Everything is checked
  * first; on error the status is returned and a one-line message is in err. stats may be NULL. */
 weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,

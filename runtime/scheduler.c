@@ -220,7 +220,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
 static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_warp_ctx *chain) {
   weft_warp_ctx *c = warp_ctx(w, i);
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
-  c->chain = chain;
+  c->chain = chain, c->step = NULL; /* the policy starts after the first call */
 }
 
 /* One warp's first call on its own (the untraced warps of a traced work-group). */
@@ -283,7 +283,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
 static weft_status first_call_traced(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
-  c->chain = NULL;
+  c->chain = NULL, c->step = NULL; /* every step returns, to be traced */
   p->policy->init(warp_state(w, i), p->k, &p->cfg, live_mask(p, i));
   if (!p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) return WEFT_SUCCESS;
   return run_split_traced(w, p, i, guard);
@@ -299,15 +299,31 @@ static weft_status run_warp_traced(sched_worker *w, const launch_plan *p, unsign
   return WEFT_SUCCESS;
 }
 
+/* ctx->step (kernel.h): the warp function hands an event to the policy without returning, and
+ * goes on with the split the policy picks, as run_warp's loop would. */
+static uint32_t step_in_code(weft_warp_ctx *c) {
+  sched_worker *w = c->step_arg;
+  unsigned i = (unsigned)(c - w->ctx);
+  w->step_status = hand_event(w, w->plan, i);
+  if (w->step_status != WEFT_SUCCESS ||
+      !w->plan->policy->next(warp_state(w, i), &c->pc, &c->mask, &c->guard))
+    return 0;
+  c->event = 0, c->ntargets = 0;
+  return 1;
+}
+
 /* Runs warp i until its policy has no runnable split. */
 static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   void *st = warp_state(w, i);
   if (w->ended[i]) return WEFT_SUCCESS;
   if (traced(w, p, i)) return run_warp_traced(w, p, i);
+  c->step = p->in_code ? step_in_code : NULL, c->step_arg = w;
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
     c->event = 0, c->ntargets = 0;
+    w->counters.round_trips++;
     p->run(c);
+    if (c->event == WEFT_EVENT_HANDLED) return w->step_status; /* and nothing can run */
     weft_status s = hand_event(w, p, i);
     if (s != WEFT_SUCCESS) return s;
   }
@@ -386,6 +402,7 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
                     "%zu bytes of frame per warp, %zu bytes of local memory)",
                     p->k->name, p->nwarps, p->k->frame_size, p->local_bytes);
   group_setup(w, p, index);
+  w->plan = p;
   weft_status s = WEFT_SUCCESS;
   unsigned ended = 0, started = 0;
   w->traced = p->trace && index == p->trace->opts->group;

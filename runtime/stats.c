@@ -29,6 +29,7 @@ void counters_add(run_counters *sum, const run_counters *part) {
   sum->work_groups += part->work_groups;
   sum->warps += part->warps;
   sum->barriers += part->barriers;
+  sum->round_trips += part->round_trips;
   sum->block_execs += part->block_execs;
   sum->instr_execs += part->instr_execs;
   sum->lane_instrs += part->lane_instrs;
@@ -52,6 +53,7 @@ void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel
       .reconvergences = c->policy.reconvergences,
       .policy_calls = c->policy.policy_calls,
       .barriers = c->barriers,
+      .round_trips = c->round_trips,
       .early_reconvergences = c->policy.early_reconvergences,
       .max_st_entries = c->policy.max_st_entries,
       .max_rt_entries = c->policy.max_rt_entries,

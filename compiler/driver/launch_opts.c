@@ -60,6 +60,8 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
       else o->outs[o->nouts++] = val;
     } else if (!strcmp(w, "--stats")) {
       o->stats = true;
+    } else if (!strcmp(w, "--reference-path")) {
+      o->reference_path = true;
     } else if (!origin && !strcmp(w, "--no-defaults")) {
       o->no_defaults = true;
     } else if (w[0] == '-' && w[1]) {
@@ -89,6 +91,7 @@ static void merge(run_opts *o, const run_opts *f) {
     o->nouts = f->nouts;
   }
   o->stats |= f->stats;
+  o->reference_path |= f->reference_path;
 }
 
 static char *read_text(const char *path) {
@@ -156,6 +159,7 @@ static int parse_options(launch *l) {
       launch_parse_unsigned(l, O_MAX_SPLITS, &w->max_splits))
     return 2;
   w->policy = o->value[O_POLICY];
+  w->reference_path = o->reference_path;
   w->split_order = o->value[O_SPLIT_ORDER];
   char why[256];
   if (weft_options_check(w, why, sizeof why)) return fail(2, "%s: %s", cmd->name, why);
@@ -459,6 +463,7 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
            (unsigned long long)st->groups_run, (unsigned long long)st->groups_skipped,
            groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
   fprintf(f, "policy calls        %llu\n", (unsigned long long)st->policy_calls);
+  fprintf(f, "round trips         %llu\n", (unsigned long long)st->round_trips);
   fprintf(f, "barriers            %llu\n", (unsigned long long)st->barriers);
   fprintf(f, "early reconvergences %llu\n", (unsigned long long)st->early_reconvergences);
   fprintf(f, "splits per warp     max %llu, average %.3f\n",
@@ -486,6 +491,7 @@ static void json_stats(FILE *f, const run_plan *p, const run_state *s, const wef
       {"groups_skipped", st->groups_skipped}, {"divergent_branches", st->divergent_branches},
       {"reconvergences", st->reconvergences}, {"policy_calls", st->policy_calls},
       {"barriers", st->barriers},         {"early_reconvergences", st->early_reconvergences},
+      {"round_trips", st->round_trips},
       {"max_splits_per_warp", st->max_splits_per_warp},
       {"max_st_entries", st->max_st_entries}, {"max_rt_entries", st->max_rt_entries},
       {"max_splits", w.max_splits},

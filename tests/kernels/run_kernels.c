@@ -250,28 +250,62 @@ static bool divergent_barrier_reported(const kcase *c, const char *policy, weft_
           (!strcmp(policy, "pc") && st == WEFT_ERROR_BARRIER_DEADLOCK));
 }
 
-/* One launch of case c in one configuration; false after printing what went wrong. */
+/* The stats that must not depend on the path a policy decision takes: all but the time and
+ * the round trips. NULL when they agree, else the first that differs. */
+static const char *stats_differ(const weft_stats *a, const weft_stats *b) {
+#define SAME(f) if (a->f != b->f) return #f;
+  SAME(work_groups) SAME(warps) SAME(block_execs) SAME(instr_execs) SAME(lane_instrs)
+  SAME(simd_efficiency) SAME(groups_run) SAME(groups_skipped) SAME(divergent_branches)
+  SAME(reconvergences) SAME(policy_calls) SAME(barriers) SAME(early_reconvergences)
+  SAME(max_splits_per_warp) SAME(avg_splits_per_warp) SAME(max_st_entries) SAME(max_rt_entries)
+#undef SAME
+  return NULL;
+}
+
+/* One launch of case c, on the reference path or not; false with msg saying what went wrong
+ * (a divergent barrier that the policy must report counts as right). */
+static bool launch_case(config *cf, weft_kernel *kernel, const char *policy, const kcase *c,
+                        const kbufs *in, const kbufs *want, int reference, weft_stats *stats,
+                        char *msg, size_t n) {
+  kbufs got;
+  weft_arg args[KMAX_PARAMS];
+  weft_ndrange range = {c->dims, {c->global[0], c->global[1], c->global[2]},
+                        {c->local[0], c->local[1], c->local[2]}};
+  assert_true(kbufs_copy(c, in, &got));
+  make_args(c, &got, args);
+  weft_status st = use_policy(cf->ctx, policy);
+  if (!st) st = weft_context_set_reference_path(cf->ctx, reference);
+  if (!st) st = weft_kernel_launch(kernel, &range, c->nparams, args, stats);
+  bool ok = divergent_barrier_reported(c, policy, st);
+  if (!ok && st)
+    snprintf(msg, n, "launch%s: %s: %s", reference ? " (reference path)" : "",
+             weft_status_name(st), weft_last_error(cf->ctx));
+  if (!ok && !st) ok = kcase_compare(c, &got, want, msg, n);
+  if (st) *stats = (weft_stats){0};
+  kbufs_free(c, &got);
+  return ok;
+}
+
+/* One case in one configuration, with the policy inside the generated code and on the
+ * reference path, which must give the same results and stats; false after printing what went
+ * wrong. */
 static bool run_one(config *cf, const char *policy, const kcase *c, const kbufs *in,
                     const kbufs *want) {
   weft_kernel *kernel = kernel_of(cf, c);
   if (!kernel) return false;
-  kbufs got;
-  weft_arg args[KMAX_PARAMS];
-  weft_stats stats;
-  weft_ndrange range = {c->dims, {c->global[0], c->global[1], c->global[2]},
-                        {c->local[0], c->local[1], c->local[2]}};
+  weft_stats stats, ref;
   char msg[1024] = "";
-  assert_true(kbufs_copy(c, in, &got));
-  make_args(c, &got, args);
-  weft_status st = use_policy(cf->ctx, policy);
-  if (!st) st = weft_kernel_launch(kernel, &range, c->nparams, args, &stats);
-  if (divergent_barrier_reported(c, policy, st)) {
-    kbufs_free(c, &got);
-    return true;
+  bool ok = launch_case(cf, kernel, policy, c, in, want, 0, &stats, msg, sizeof msg) &&
+            launch_case(cf, kernel, policy, c, in, want, 1, &ref, msg, sizeof msg);
+  const char *differ = ok ? stats_differ(&stats, &ref) : NULL;
+  if (differ) {
+    snprintf(msg, sizeof msg, "stat %s differs from the reference path's", differ);
+    ok = false;
+  } else if (ok && stats.round_trips > ref.round_trips) {
+    snprintf(msg, sizeof msg, "%llu round trips, more than the reference path's %llu",
+             (unsigned long long)stats.round_trips, (unsigned long long)ref.round_trips);
+    ok = false;
   }
-  bool ok = !st && kcase_compare(c, &got, want, msg, sizeof msg);
-  if (st)
-    snprintf(msg, sizeof msg, "launch: %s: %s", weft_status_name(st), weft_last_error(cf->ctx));
   if (ok && c->uniform && (stats.divergent_branches || stats.policy_calls)) {
     snprintf(msg, sizeof msg, "no branch depends on the lane, yet %llu divergent branches and "
              "%llu policy calls", (unsigned long long)stats.divergent_branches,
@@ -281,7 +315,6 @@ static bool run_one(config *cf, const char *policy, const kcase *c, const kbufs 
   if (!ok)
     print_error("%s: policy %s W %u G %u threads %u: %s\n", c->name, policy, cf->warp, cf->lanes,
                 cf->threads, msg);
-  kbufs_free(c, &got);
   return ok;
 }
 
