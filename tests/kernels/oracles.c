@@ -615,6 +615,32 @@ void oracle_conversions(kio *io) {
   }
 }
 
+/* C's / and % truncate towards zero, as OpenCL's do. Work-items with a divisor of 0 or a
+ * dividend of INT_MIN (i & 3 == 1, i & 7 == 2, b[i] made 3 if 0) write -5s. */
+void oracle_div_rem(kio *io) {
+  int32_t s = VAL(int32_t, 2), m1 = VAL(int32_t, 4);
+  uint32_t u = VAL(uint32_t, 3);
+  for (size_t i = 0; i < N(io); i++) {
+    int32_t x = IN(int32_t, 0)[i], d = IN(int32_t, 1)[i] ? IN(int32_t, 1)[i] : 3, *o = OUT(int32_t, 5) + 28 * i;
+    if ((i & 3) == 1 || (i & 7) == 2 || x == INT32_MIN) {
+      for (int k = 0; k < 28; k++) o[k] = -5;
+      continue;
+    }
+    int32_t y = (i & 7) == 3 ? INT32_MIN : x, g = (int32_t)(i / LSIZE(io)) * 3 - 4;
+    uint32_t ux = (uint32_t)x, ug = (uint32_t)(i / LSIZE(io)) + 1;
+    int64_t lx = (int64_t)x * 3, ly = y;
+    int32_t want[28] = {
+        (int32_t)(ux % 48), (int32_t)(ux / 48), x / 7, x % 7, x / -7, x % -6, x / 16,
+        x % -16 + (int32_t)(ux & 1023), x / -1, (int32_t)(ly / 7 + ly % -8 + (uint32_t)y / 3),
+        x / s, x % s, (int32_t)(ux / u), (int32_t)(ux % u), x / m1, x % m1 + y / s,
+        x / g, x % g, (int32_t)(ux / ug), (int32_t)(ux % ug), x / d, x % d,
+        (int32_t)(ux / (uint32_t)d + ux % (uint32_t)d), (int32_t)(lx / 1000003),
+        (int32_t)(lx % s + lx / m1), (int32_t)((uint64_t)lx / u), (int32_t)(lx / d),
+        (int32_t)((uint64_t)lx % ug)};
+    memcpy(o, want, sizeof want);
+  }
+}
+
 void oracle_int_mul_hi(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     size_t j = i ^ 1;
