@@ -75,6 +75,8 @@ const kcase kcases[] = {
          G(I32, 3, 0, 0)),
     CASE(atomics_local, R1(4096, 1024), 4, G(I32, 4096, 0, 100), G(I32, 33, 0, 0), L(I32, 32),
          L(I32, 1)),
+    CASE(atomics_local_lanes, R1(1024, 128), 4, G(I32, 1024, -1000, 1000),
+         G(I32, 3 * 1024 + 10 * 8, 0, 0), L(I32, 11), L(I32, 3 * 128)),
     CASE(transpose_tile, R2(32, 24, 8, 8), 4, G(F32, 768, -1, 1), G(F32, 768, 0, 0), V(I32, 32),
          V(I32, 24)),
     /* types */

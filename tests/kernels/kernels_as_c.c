@@ -8,6 +8,7 @@
 #include "atomics_unsigned.cl"
 #include "int_mul_hi.cl"
 #include "atomics_local.cl"
+#include "atomics_local_lanes.cl"
 #include "div_rem.cl"
 #include "barrier_divergent.cl"
 #include "barrier_local_arg.cl"
@@ -62,7 +63,7 @@
 
 #define ENTRY(name) {#name, (void (*)(void))name},
 const c_kernel c_kernels[] = {
-    ENTRY(address_after_barrier) ENTRY(atomic_tickets) ENTRY(atomics_global) ENTRY(atomics_local) ENTRY(div_rem) ENTRY(atomics_unsigned) ENTRY(barrier_divergent) ENTRY(barrier_local_arg)
+    ENTRY(address_after_barrier) ENTRY(atomic_tickets) ENTRY(atomics_global) ENTRY(atomics_local) ENTRY(atomics_local_lanes) ENTRY(div_rem) ENTRY(atomics_unsigned) ENTRY(barrier_divergent) ENTRY(barrier_local_arg)
     ENTRY(early_return) ENTRY(float4_arith) ENTRY(function_calls) ENTRY(gcd_while) ENTRY(if_else)
     ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(int_mul_hi) ENTRY(int_indexes) ENTRY(loop_break) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
     ENTRY(loop_in_divergent) ENTRY(loop_ulong) ENTRY(math_basic) ENTRY(math_transcendental)

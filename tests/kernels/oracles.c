@@ -387,6 +387,27 @@ void oracle_atomics_local(kio *io) {
   }
 }
 
+/* Every ticket once (a count of 1 each), then per work-group the totals that any order of the
+ * atomics gives. */
+void oracle_atomics_local_lanes(kio *io) {
+  int32_t *out = OUT(int32_t, 1);
+  size_t n = N(io), ls = LSIZE(io);
+  for (size_t i = 0; i < 3 * n; i++) out[i] = 1;
+  for (size_t g = 0; g < n / ls; g++) {
+    int32_t *t = out + 3 * n + 10 * g, sum = 0, lo = 1 << 30, hi = -(1 << 30), or = 0, and = -1, xor = 0;
+    for (size_t i = g * ls; i < (g + 1) * ls; i++) {
+      int32_t x = IN(int32_t, 0)[i];
+      sum += x + (x & 2 ? -3 : 1), or |= 1 << (x & 31), and &= ~(1 << (x & 15)), xor ^= x;
+      if (x & 1) lo = x < lo ? x : lo;
+      else hi = x > hi ? x : hi;
+    }
+    int32_t xchg = sum; /* the values exchanged: x, without the -3s and +1s */
+    for (size_t i = g * ls; i < (g + 1) * ls; i++) xchg -= IN(int32_t, 0)[i] & 2 ? -3 : 1;
+    int32_t want[10] = {(int32_t)ls, 0, sum, lo, hi, or, and, xor, xchg, (int32_t)ls};
+    memcpy(t, want, sizeof want);
+  }
+}
+
 void oracle_transpose_tile(kio *io) {
   int w = VAL(int32_t, 2), h = VAL(int32_t, 3);
   for (int y = 0; y < h; y++)

@@ -12,7 +12,7 @@
   X(loop_in_divergent) X(gcd_while) X(nested_loops_break) X(function_calls)                   \
   X(uniform_loop_divergent_body) X(loop_ulong) X(short_circuit) X(odd_local_size)             \
   X(barrier_local_static) X(barrier_local_arg) X(barrier_divergent) X(address_after_barrier) X(parts) X(parts_uniform) X(parts_static_local) X(prefix_sum)             \
-  X(atomics_global) X(atomics_local) X(atomics_unsigned) X(atomic_tickets) X(transpose_tile) X(types_char) X(types_short)           \
+  X(atomics_global) X(atomics_local) X(atomics_local_lanes) X(atomics_unsigned) X(atomic_tickets) X(transpose_tile) X(types_char) X(types_short)           \
   X(types_long) X(types_uint) X(types_float) X(types_double) X(int_builtins) X(int_mul_hi) X(div_rem) X(pointer_arith) \
   X(scatter_gather) X(float4_arith) X(float4_swizzle) X(common_builtins) X(conversions) X(math_basic) X(math_transcendental) X(math_more)    \
   X(ndrange_2d) X(ndrange_3d) X(dynamic_index) X(uniform_after_store) X(sub_groups)
