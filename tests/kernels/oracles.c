@@ -392,9 +392,9 @@ void oracle_atomics_local(kio *io) {
 void oracle_atomics_local_lanes(kio *io) {
   int32_t *out = OUT(int32_t, 1);
   size_t n = N(io), ls = LSIZE(io);
-  for (size_t i = 0; i < 3 * n; i++) out[i] = 1;
+  for (size_t i = 0; i < 4 * n; i++) out[i] = 1;
   for (size_t g = 0; g < n / ls; g++) {
-    int32_t *t = out + 3 * n + 10 * g, sum = 0, lo = 1 << 30, hi = -(1 << 30), or = 0, and = -1, xor = 0;
+    int32_t *t = out + 4 * n + 10 * g, sum = 0, lo = 1 << 30, hi = -(1 << 30), or = 0, and = -1, xor = 0;
     for (size_t i = g * ls; i < (g + 1) * ls; i++) {
       int32_t x = IN(int32_t, 0)[i];
       sum += x + (x & 2 ? -3 : 1), or |= 1 << (x & 31), and &= ~(1 << (x & 15)), xor ^= x;
