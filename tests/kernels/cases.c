@@ -35,6 +35,8 @@ const kcase kcases[] = {
     CASE(loop_divergent_trip, R1(1024, 64), 2, G(I32, 1024, 0, 40), G(I32, 1024, 0, 0)),
     CASE(loop_break, R1(1024, 64), 4, G(I32, 1024, 0, 1000), V(I32, 980), V(I32, 1024),
          G(I32, 1024, 0, 0)),
+    CASE(loop_break_carried, R1(1024, 64), 3, G(U32, 1024, 0, 1000000), G(U32, 2048, 0, 0),
+         V(U32, 200)),
     CASE(loop_continue, R1(1024, 64), 2, G(I32, 1024, 0, 255), G(I32, 1024, 0, 0)),
     CASE(early_return, R1(1024, 64), 2, G(I32, 1024, -100, 100), G(I32, 1024, -1000, 1000)),
     CASE(int_indexes, R1(1024, 64), 3, G(I32, 1025, -1000, 1000), G(I32, 1024, 0, 0),

@@ -24,6 +24,7 @@
 #include "if_no_else.cl"
 #include "int_builtins.cl"
 #include "loop_break.cl"
+#include "loop_break_carried.cl"
 #include "loop_continue.cl"
 #include "loop_divergent_trip.cl"
 #include "loop_in_divergent.cl"
@@ -65,7 +66,7 @@
 const c_kernel c_kernels[] = {
     ENTRY(address_after_barrier) ENTRY(atomic_tickets) ENTRY(atomics_global) ENTRY(atomics_local) ENTRY(atomics_local_lanes) ENTRY(div_rem) ENTRY(atomics_unsigned) ENTRY(barrier_divergent) ENTRY(barrier_local_arg)
     ENTRY(early_return) ENTRY(float4_arith) ENTRY(function_calls) ENTRY(gcd_while) ENTRY(if_else)
-    ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(int_mul_hi) ENTRY(int_indexes) ENTRY(loop_break) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
+    ENTRY(if_no_else) ENTRY(int_builtins) ENTRY(int_mul_hi) ENTRY(int_indexes) ENTRY(loop_break) ENTRY(loop_break_carried) ENTRY(loop_continue) ENTRY(loop_divergent_trip)
     ENTRY(loop_in_divergent) ENTRY(loop_ulong) ENTRY(math_basic) ENTRY(math_transcendental)
     ENTRY(ndrange_2d) ENTRY(ndrange_3d) ENTRY(nested_if) ENTRY(nested_loops_break)
     ENTRY(odd_local_size) ENTRY(packed_after_return) ENTRY(parts) ENTRY(parts_uniform) ENTRY(pointer_arith) ENTRY(prefix_sum) ENTRY(scatter_gather)

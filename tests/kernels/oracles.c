@@ -62,6 +62,20 @@ void oracle_loop_break(kio *io) {
   }
 }
 
+/* The linear congruential sequence x' = 1664525 x + 1013904223 from a[i] until (x >> 8) is a
+ * multiple of 48, at most `limit` steps: the sum of x >> 16 and the steps before the last. */
+void oracle_loop_break_carried(kio *io) {
+  uint32_t limit = VAL(uint32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], s = 0, k = 0;
+    for (; k < limit; k++) {
+      x = x * 1664525u + 1013904223u, s += x >> 16;
+      if ((x >> 8) % 48 == 0) break;
+    }
+    OUT(uint32_t, 1)[2 * i] = s, OUT(uint32_t, 1)[2 * i + 1] = k;
+  }
+}
+
 void oracle_loop_continue(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int x = IN(int32_t, 0)[i], sum = 0;

@@ -7,7 +7,7 @@
 #include "cases.h"
 
 #define KERNEL_LIST(X)                                                                        \
-  X(if_else) X(nested_if) X(if_no_else) X(loop_divergent_trip) X(loop_break) X(loop_continue) \
+  X(if_else) X(nested_if) X(if_no_else) X(loop_divergent_trip) X(loop_break) X(loop_break_carried) X(loop_continue) \
   X(early_return) X(packed_after_return) X(int_indexes) X(switch_fallthrough) X(uniform_branch) X(varying_branch)                   \
   X(loop_in_divergent) X(gcd_while) X(nested_loops_break) X(function_calls)                   \
   X(uniform_loop_divergent_body) X(loop_ulong) X(short_circuit) X(odd_local_size)             \
