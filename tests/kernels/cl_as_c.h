@@ -61,6 +61,11 @@ CL_AS_C_ATOMIC_MINMAX(cl_atomic_min_i, int, CL_AS_C_LT)
 CL_AS_C_ATOMIC_MINMAX(cl_atomic_min_u, uint, CL_AS_C_LT)
 #define atomic_max(p, v) _Generic((p), int *: cl_atomic_max_i, uint *: cl_atomic_max_u)(p, v)
 #define atomic_min(p, v) _Generic((p), int *: cl_atomic_min_i, uint *: cl_atomic_min_u)(p, v)
+static inline int cl_atomic_cmpxchg(int *p, int cmp, int v) {
+  __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return cmp;
+}
+#define atomic_cmpxchg(p, cmp, v) cl_atomic_cmpxchg(p, cmp, v)
 
 /* Integer and common builtins (arguments without side effects in the suite). */
 #define min(a, b) ((a) < (b) ? (a) : (b))
