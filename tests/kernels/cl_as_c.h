@@ -17,23 +17,17 @@ typedef unsigned int uint;
 typedef unsigned long ulong;
 typedef float float4 __attribute__((vector_size(16)));
 
-#define __kernel
+#define __kernel static /* kernels_as_c.c's table is the only way to them */
 #define __global
 #define __constant const
 #define __local
 #define __private
 
-/* Work-item functions and barrier(): test_oracles.c, per thread. */
-size_t get_global_id(uint dim);
-size_t get_local_id(uint dim);
-size_t get_group_id(uint dim);
-size_t get_global_size(uint dim);
-size_t get_local_size(uint dim);
-size_t get_num_groups(uint dim);
-uint get_work_dim(void);
+/* Work-item functions and barrier(): kernels_as_c.h declares them, test_oracles.c defines
+ * them, per thread. */
+#include "kernels_as_c.h"
 #define CLK_LOCAL_MEM_FENCE 1
 #define CLK_GLOBAL_MEM_FENCE 2
-void barrier(int flags);
 
 /* Atomics: the old value, like OpenCL's. */
 #define atomic_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
