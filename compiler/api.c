@@ -86,10 +86,10 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
     return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes), WEFT_ERROR_INVALID_VALUE;
   if (!o->policy) o->policy = "stack";
   if (unknown_policy(o->policy, why, n)) return WEFT_ERROR_INVALID_VALUE;
-  policy_config cfg;
-  if (policy_config_make(o->split_order, o->max_splits, o->warp, &cfg, why, n))
+  policy_config splits;
+  if (policy_config_make(o->split_order, o->max_splits, o->warp, &splits, why, n))
     return WEFT_ERROR_INVALID_VALUE;
-  o->split_order = split_order_name(cfg.order), o->max_splits = cfg.max_splits;
+  o->split_order = split_order_name(splits.order), o->max_splits = splits.max_splits;
   return WEFT_SUCCESS;
 }
 

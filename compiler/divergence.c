@@ -133,8 +133,8 @@ static value_fact call_fact(const divergence *d, LLVMValueRef call) {
   case BI_LOCAL_ID: {
     /* lane-affine within a lane group when the local size's X is a multiple of G, which the
      * generated code checks before it uses a packed access: X has stride 1, Y and Z stride 0 */
-    int64_t d = const_int(LLVMGetOperand(call, 0), &ok);
-    return ok && d >= 0 && d < 3 ? (value_fact){AFFINE, d == 0} : varying();
+    int64_t dim = const_int(LLVMGetOperand(call, 0), &ok);
+    return ok && dim >= 0 && dim < 3 ? (value_fact){AFFINE, dim == 0} : varying();
   }
   case BI_ATOMIC: case BI_PRINTF: return varying(); /* one call per lane */
   case BI_SUB_GROUP: /* one value per warp, but for the lane's index and scans */

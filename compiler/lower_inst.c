@@ -320,15 +320,130 @@ static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
   return LLVMBuildShuffleVector(L->b, a, b, LLVMConstVector(m, n * L->G), "");
 }
 
-static LLVMValueRef lower_binop(lower *L, LLVMValueRef inst, LLVMOpcode op) {
-  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b = lw_vector_of(L, LLVMGetOperand(inst, 1));
-  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) {
-    /* inactive lanes hold stale divisors: make them 1 so they cannot trap */
-    LLVMValueRef one = LLVMConstInt(LLVMGetElementType(LLVMTypeOf(b)), 1, 0);
-    b = LLVMBuildSelect(L->b, lw_expand_mask(L, L->lane_group_mask, lw_width(LLVMTypeOf(inst))), b,
-                        lw_splat(L, one), "");
+/* ---- division and remainder ----
+ * x86 has no vector integer division: LLVM turns a division by a constant into multiply-high
+ * sequences, and any other one into a scalar div per element. So a constant divisor is left
+ * alone for LLVM to see, and a uniform one (at most 32 bits) gets its magic numbers computed
+ * once, with one scalar division, for multiply-highs in every lane. Only a varying divisor
+ * needs a guard: an inactive lane's stale divisor may be 0. A constant or uniform one is the
+ * divisor of the active lanes too, of which a block always has one; an inactive lane's stale
+ * dividend cannot trap either (INT_MIN / -1: LLVM makes a division by -1 a negation, and the
+ * uniform path divides magnitudes). */
+
+/* A constant of type t (a scalar or a vector of integers) with every element v. */
+static LLVMValueRef const_like(lower *L, LLVMTypeRef t, uint64_t v) {
+  LLVMValueRef e = LLVMConstInt(lw_elem_type(t), v, 0);
+  unsigned k = lw_width(t);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return e;
+  LLVMValueRef *es = ARENA_NEW(L->arena, LLVMValueRef, k);
+  for (unsigned i = 0; i < k; i++) es[i] = e;
+  return LLVMConstVector(es, k);
+}
+
+static LLVMTypeRef with_elem(LLVMTypeRef t, LLVMTypeRef e) {
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
+}
+
+static LLVMValueRef int_op(lower *L, const char *name, LLVMValueRef a, LLVMValueRef b) {
+  return lw_intrinsic(L, name, (LLVMTypeRef[]){LLVMTypeOf(a)}, 1, (LLVMValueRef[]){a, b}, 2);
+}
+
+/* An unsigned 32-bit division by d, with magic numbers after Granlund and Montgomery (PLDI
+ * 1994, Figure 4.1): with l = ceil(log2 d) and m = 2^32 (2^l - d) / d + 1, n / d is
+ * (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0) for t = mulhi(m, n), for every d from 1 to
+ * 2^32 - 1 and every n. */
+typedef struct divisor {
+  LLVMValueRef d, m, s1, s2; /* scalars (<k x i32> for a vector type) */
+} divisor;
+
+/* d: the uniform divisor, i32 or <k x i32>; 0 is taken as 1, so that no lane traps where d is
+ * computed once for a kernel argument that no lane divides by. */
+static divisor magic_u32(lower *L, LLVMValueRef d) {
+  LLVMTypeRef t = LLVMTypeOf(d), t64 = with_elem(t, LLVMInt64TypeInContext(L->c));
+  divisor r;
+  r.d = d = int_op(L, "llvm.umax", d, const_like(L, t, 1));
+  LLVMValueRef below = LLVMBuildSub(L->b, d, const_like(L, t, 1), "");
+  LLVMValueRef l = LLVMBuildSub(L->b, const_like(L, t, 32),
+                                int_op(L, "llvm.ctlz", below, LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)), "");
+  LLVMValueRef d64 = LLVMBuildZExt(L->b, d, t64, "");
+  LLVMValueRef pow = LLVMBuildShl(L->b, const_like(L, t64, 1), LLVMBuildZExt(L->b, l, t64, ""), "");
+  LLVMValueRef num = LLVMBuildShl(L->b, LLVMBuildSub(L->b, pow, d64, ""), const_like(L, t64, 32), "");
+  LLVMValueRef m = LLVMBuildAdd(L->b, LLVMBuildUDiv(L->b, num, d64, ""), const_like(L, t64, 1), "");
+  r.m = LLVMBuildTrunc(L->b, m, t, "");
+  r.s1 = int_op(L, "llvm.umin", l, const_like(L, t, 1));
+  r.s2 = int_op(L, "llvm.usub.sat", l, const_like(L, t, 1));
+  return r;
+}
+
+/* The divisor's magic numbers, computed where the divisor is: a kernel argument's once in the
+ * part's entry, anything else's here. Signed: of |d|. */
+static divisor uniform_divisor(lower *L, LLVMValueRef b, int sgn) {
+  LLVMBasicBlockRef here = LLVMIsAArgument(b) ? lw_at_entry(L) : NULL;
+  LLVMValueRef d = lw_scalar_of(L, b);
+  LLVMTypeRef t = with_elem(LLVMTypeOf(d), LLVMInt32TypeInContext(L->c));
+  d = LLVMBuildIntCast2(L->b, d, t, sgn, "");
+  if (sgn) d = int_op(L, "llvm.abs", d, LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0));
+  divisor r = magic_u32(L, d);
+  if (here) LLVMPositionBuilderAtEnd(L->b, here);
+  return r;
+}
+
+/* n / d for every lane of n (<kG x i32>). */
+static LLVMValueRef udiv_magic(lower *L, LLVMValueRef n, const divisor *dv) {
+  LLVMTypeRef wt = with_elem(LLVMTypeOf(n), LLVMInt64TypeInContext(L->c));
+  LLVMValueRef m = LLVMBuildZExt(L->b, lw_splat(L, dv->m), wt, "");
+  LLVMValueRef t = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, n, wt, ""), m, "");
+  t = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, t, const_like(L, wt, 32), ""), LLVMTypeOf(n), "");
+  LLVMValueRef half = LLVMBuildLShr(L->b, LLVMBuildSub(L->b, n, t, ""), lw_splat(L, dv->s1), "");
+  return LLVMBuildLShr(L->b, LLVMBuildAdd(L->b, t, half, ""), lw_splat(L, dv->s2), "");
+}
+
+/* A division or remainder of a's lanes by the uniform b, of at most 32 bits. Signed ones
+ * divide the magnitudes and put the sign back: INT_MIN / -1 wraps instead of trapping. */
+static LLVMValueRef div_uniform(lower *L, LLVMOpcode op, LLVMValueRef a, LLVMValueRef b) {
+  int sgn = op == LLVMSDiv || op == LLVMSRem, rem = op == LLVMURem || op == LLVMSRem;
+  LLVMTypeRef vt = LLVMTypeOf(a), v32 = with_elem(vt, LLVMInt32TypeInContext(L->c));
+  LLVMValueRef no_poison = LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0);
+  LLVMValueRef n = LLVMBuildIntCast2(L->b, a, v32, sgn, "");
+  LLVMValueRef un = sgn ? int_op(L, "llvm.abs", n, no_poison) : n;
+  divisor dv = uniform_divisor(L, b, sgn);
+  LLVMValueRef q = udiv_magic(L, un, &dv), sign;
+  if (rem) {
+    q = LLVMBuildSub(L->b, un, LLVMBuildMul(L->b, q, lw_splat(L, dv.d), ""), "");
+    sign = sgn ? LLVMBuildAShr(L->b, n, const_like(L, v32, 31), "") : NULL;
+  } else {
+    LLVMValueRef d = sgn ? lw_splat(L, LLVMBuildIntCast2(L->b, lw_scalar_of(L, b), LLVMTypeOf(dv.d), 1, "")) : NULL;
+    sign = sgn ? LLVMBuildAShr(L->b, LLVMBuildXor(L->b, n, d, ""), const_like(L, v32, 31), "") : NULL;
   }
+  if (sign) q = LLVMBuildSub(L->b, LLVMBuildXor(L->b, q, sign, ""), sign, "");
+  return LLVMBuildIntCast2(L->b, q, vt, sgn, "");
+}
+
+static int is_constant(LLVMValueRef v) {
+  return LLVMIsAConstant(v) && !LLVMIsAConstantExpr(v) && !LLVMIsAGlobalValue(v);
+}
+
+static LLVMValueRef lower_div(lower *L, LLVMValueRef inst, LLVMOpcode op) {
+  LLVMValueRef bop = LLVMGetOperand(inst, 1);
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b;
+  unsigned bits = LLVMGetIntTypeWidth(lw_elem_type(LLVMTypeOf(inst)));
+  int sgn = op == LLVMSDiv || op == LLVMSRem;
+  if (is_constant(bop)) return LLVMBuildBinOp(L->b, op, a, lw_vector_of(L, bop), "");
+  if (divergence_of(L->dv, bop).shape == UNIFORM) {
+    if (bits <= 32) return div_uniform(L, op, a, bop);
+    if (!sgn) return LLVMBuildBinOp(L->b, op, a, lw_vector_of(L, bop), "");
+  }
+  /* inactive lanes hold stale divisors: make them 1 so they cannot trap */
+  b = lw_vector_of(L, bop);
+  LLVMValueRef one = LLVMConstInt(LLVMGetElementType(LLVMTypeOf(b)), 1, 0);
+  b = LLVMBuildSelect(L->b, lw_expand_mask(L, L->lane_group_mask, lw_width(LLVMTypeOf(inst))), b,
+                      lw_splat(L, one), "");
   return LLVMBuildBinOp(L->b, op, a, b, "");
+}
+
+static LLVMValueRef lower_binop(lower *L, LLVMValueRef inst, LLVMOpcode op) {
+  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) return lower_div(L, inst, op);
+  return LLVMBuildBinOp(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)), lw_vector_of(L, LLVMGetOperand(inst, 1)), "");
 }
 
 static LLVMValueRef lower_value_inst(lower *L, LLVMValueRef inst) {

@@ -115,11 +115,20 @@ void lw_unsupported(lower *L, LLVMValueRef inst, const char *what) {
 
 slot *lw_slot(lower *L, LLVMValueRef v) { return ptrmap_get(&L->slots, v); }
 
+/* Where a use reads inst: a phi reads it at the end of the incoming block, on the edge (a loop's
+ * header phi, in inst's own block, reads it at the end of the latch). */
+static int read_in(LLVMValueRef inst, LLVMValueRef user, LLVMBasicBlockRef bb) {
+  if (!LLVMIsAPHINode(user)) return LLVMGetInstructionParent(user) == bb;
+  for (unsigned j = 0; j < LLVMCountIncoming(user); j++)
+    if (LLVMGetIncomingValue(user, j) == inst && LLVMGetIncomingBlock(user, j) != bb) return 0;
+  return 1;
+}
+
 static int used_elsewhere(LLVMValueRef inst) {
   LLVMBasicBlockRef home = LLVMGetInstructionParent(inst);
   if (LLVMIsAPHINode(inst)) return 1;
   for (LLVMUseRef u = LLVMGetFirstUse(inst); u; u = LLVMGetNextUse(u))
-    if (LLVMGetInstructionParent(LLVMGetUser(u)) != home) return 1;
+    if (!read_in(inst, LLVMGetUser(u), home)) return 1;
   return 0;
 }
 

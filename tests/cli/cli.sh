@@ -161,6 +161,19 @@ variant_builds() {
 test_run_variant_aligned() { variant_builds 8,6 0; }
 test_run_variant_unaligned() { variant_builds 2,6 1; }
 
+# ---- divisions: by a constant or a uniform divisor, no guard for inactive lanes, so that LLVM
+# sees the constant (multiply-highs) and no vector division has a computed divisor ----
+
+test_run_div_no_guard() {
+  export WEFT_DEBUG=lowered
+  weft run "$SRC/tests/cli/div_guard.cl" -g 64 --lanes 8 --arg 'u32[64]=iota' --arg u32:5 \
+    --arg i32:-3
+  expect_status 0
+  expect_line 'urem <8 x i32> %[0-9]+, <i32 48, '
+  ! grep -Eq '(udiv|sdiv|urem|srem) <8 x i32> %[0-9]+, %' "$out" ||
+    fail "a vector division by a computed divisor"
+}
+
 # ---- running ----
 
 [ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")

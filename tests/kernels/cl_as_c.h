@@ -17,23 +17,17 @@ typedef unsigned int uint;
 typedef unsigned long ulong;
 typedef float float4 __attribute__((vector_size(16)));
 
-#define __kernel
+#define __kernel static /* kernels_as_c.c's table is the only way to them */
 #define __global
 #define __constant const
 #define __local
 #define __private
 
-/* Work-item functions and barrier(): test_oracles.c, per thread. */
-size_t get_global_id(uint dim);
-size_t get_local_id(uint dim);
-size_t get_group_id(uint dim);
-size_t get_global_size(uint dim);
-size_t get_local_size(uint dim);
-size_t get_num_groups(uint dim);
-uint get_work_dim(void);
+/* Work-item functions and barrier(): kernels_as_c.h declares them, test_oracles.c defines
+ * them, per thread. */
+#include "kernels_as_c.h"
 #define CLK_LOCAL_MEM_FENCE 1
 #define CLK_GLOBAL_MEM_FENCE 2
-void barrier(int flags);
 
 /* Atomics: the old value, like OpenCL's. */
 #define atomic_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
@@ -61,6 +55,11 @@ CL_AS_C_ATOMIC_MINMAX(cl_atomic_min_i, int, CL_AS_C_LT)
 CL_AS_C_ATOMIC_MINMAX(cl_atomic_min_u, uint, CL_AS_C_LT)
 #define atomic_max(p, v) _Generic((p), int *: cl_atomic_max_i, uint *: cl_atomic_max_u)(p, v)
 #define atomic_min(p, v) _Generic((p), int *: cl_atomic_min_i, uint *: cl_atomic_min_u)(p, v)
+static inline int cl_atomic_cmpxchg(int *p, int cmp, int v) {
+  __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return cmp;
+}
+#define atomic_cmpxchg(p, cmp, v) cl_atomic_cmpxchg(p, cmp, v)
 
 /* Integer and common builtins (arguments without side effects in the suite). */
 #define min(a, b) ((a) < (b) ? (a) : (b))

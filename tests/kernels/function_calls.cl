@@ -1,5 +1,5 @@
 /* A helper function with early returns inside a loop, called from a varying branch. */
-int function_calls_classify(int x) {
+static int function_calls_classify(int x) {
   if (x < 0)
     return -1;
   if (x == 0)

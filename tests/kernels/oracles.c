@@ -75,6 +75,20 @@ void oracle_grid_stride(kio *io) {
   }
 }
 
+/* The linear congruential sequence x' = 1664525 x + 1013904223 from a[i] until (x >> 8) is a
+ * multiple of 48, at most `limit` steps: the sum of x >> 16 and the steps before the last. */
+void oracle_loop_break_carried(kio *io) {
+  uint32_t limit = VAL(uint32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], s = 0, k = 0;
+    for (; k < limit; k++) {
+      x = x * 1664525u + 1013904223u, s += x >> 16;
+      if ((x >> 8) % 48 == 0) break;
+    }
+    OUT(uint32_t, 1)[2 * i] = s, OUT(uint32_t, 1)[2 * i + 1] = k;
+  }
+}
+
 void oracle_loop_continue(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int x = IN(int32_t, 0)[i], sum = 0;
@@ -400,6 +414,27 @@ void oracle_atomics_local(kio *io) {
   }
 }
 
+/* Every ticket once (a count of 1 each), then per work-group the totals that any order of the
+ * atomics gives. */
+void oracle_atomics_local_lanes(kio *io) {
+  int32_t *out = OUT(int32_t, 1);
+  size_t n = N(io), ls = LSIZE(io);
+  for (size_t i = 0; i < 4 * n; i++) out[i] = 1;
+  for (size_t g = 0; g < n / ls; g++) {
+    int32_t *t = out + 4 * n + 10 * g, sum = 0, lo = 1 << 30, hi = -(1 << 30), or = 0, and = -1, xor = 0;
+    for (size_t i = g * ls; i < (g + 1) * ls; i++) {
+      int32_t x = IN(int32_t, 0)[i];
+      sum += x + (x & 2 ? -3 : 1), or |= 1 << (x & 31), and &= ~(1 << (x & 15)), xor ^= x;
+      if (x & 1) lo = x < lo ? x : lo;
+      else hi = x > hi ? x : hi;
+    }
+    int32_t xchg = sum; /* the values exchanged: x, without the -3s and +1s */
+    for (size_t i = g * ls; i < (g + 1) * ls; i++) xchg -= IN(int32_t, 0)[i] & 2 ? -3 : 1;
+    int32_t want[10] = {(int32_t)ls, 0, sum, lo, hi, or, and, xor, xchg, (int32_t)ls};
+    memcpy(t, want, sizeof want);
+  }
+}
+
 void oracle_transpose_tile(kio *io) {
   int w = VAL(int32_t, 2), h = VAL(int32_t, 3);
   for (int y = 0; y < h; y++)
@@ -625,6 +660,32 @@ void oracle_conversions(kio *io) {
     h[6] = half_bits(fin * 0.001f, RTE);
     h[7] = half_bits(-fin, RTE);
     g[7] = half_value(h[1]) + half_value(h[6]) + half_value(h[1]);
+  }
+}
+
+/* C's / and % truncate towards zero, as OpenCL's do. Work-items with a divisor of 0 or a
+ * dividend of INT_MIN (i & 3 == 1, i & 7 == 2, b[i] made 3 if 0) write -5s. */
+void oracle_div_rem(kio *io) {
+  int32_t s = VAL(int32_t, 2), m1 = VAL(int32_t, 4);
+  uint32_t u = VAL(uint32_t, 3);
+  for (size_t i = 0; i < N(io); i++) {
+    int32_t x = IN(int32_t, 0)[i], d = IN(int32_t, 1)[i] ? IN(int32_t, 1)[i] : 3, *o = OUT(int32_t, 5) + 28 * i;
+    if ((i & 3) == 1 || (i & 7) == 2 || x == INT32_MIN) {
+      for (int k = 0; k < 28; k++) o[k] = -5;
+      continue;
+    }
+    int32_t y = (i & 7) == 3 ? INT32_MIN : x, g = (int32_t)(i / LSIZE(io)) * 3 - 4;
+    uint32_t ux = (uint32_t)x, ug = (uint32_t)(i / LSIZE(io)) + 1;
+    int64_t lx = (int64_t)x * 3, ly = y;
+    int32_t want[28] = {
+        (int32_t)(ux % 48), (int32_t)(ux / 48), x / 7, x % 7, x / -7, x % -6, x / 16,
+        x % -16 + (int32_t)(ux & 1023), x / -1, (int32_t)(ly / 7 + ly % -8 + (uint32_t)y / 3),
+        x / s, x % s, (int32_t)(ux / u), (int32_t)(ux % u), x / m1, x % m1 + y / s,
+        x / g, x % g, (int32_t)(ux / ug), (int32_t)(ux % ug), x / d, x % d,
+        (int32_t)(ux / (uint32_t)d + ux % (uint32_t)d), (int32_t)(lx / 1000003),
+        (int32_t)(lx % s + lx / m1), (int32_t)((uint64_t)lx / u), (int32_t)(lx / d),
+        (int32_t)((uint64_t)lx % ug)};
+    memcpy(o, want, sizeof want);
   }
 }
 

@@ -18,7 +18,7 @@
 #include "cases.h"
 #include "kernels_as_c.h"
 
-/* ---- the work-item functions of cl_as_c.h ---- */
+/* ---- the work-item functions of kernels_as_c.h ---- */
 
 typedef struct witem {
   size_t gid[3], lid[3], grp[3];

@@ -535,12 +535,12 @@ static const uint32_t bothbar_ipdom[] = {5, 3, 4, 5, 5, 6};
 
 static weft_status launch_with(const char *policy, const weft_compiled_kernel *k, size_t global,
                                size_t local, unsigned nargs, const weft_arg *args,
-                               weft_stats *stats, char *err) {
+                               weft_stats *stats, char *why) {
   weft_options o = {.threads = 2, .policy = policy, .warp = fake_w, .lanes = fake_g};
   weft_runtime *rt = NULL;
   assert_int_equal(runtime_create(&o, &rt), WEFT_SUCCESS);
   weft_ndrange r = {1, {global, 1, 1}, {local, 1, 1}};
-  weft_status s = runtime_launch(rt, k, NULL, &r, nargs, args, stats, err, RT_ERR_LEN);
+  weft_status s = runtime_launch(rt, k, NULL, &r, nargs, args, stats, why, RT_ERR_LEN);
   runtime_release(rt);
   return s;
 }
@@ -551,15 +551,15 @@ static void barrier_in_both_sides_launch(void **state) {
   weft_compiled_kernel k = fake_kernel("bothbar", bothbar_run, FAKE_SETARGS(exchange_setargs), 6,
                                        bothbar_ipdom, 2, exchange_params, sizeof(exchange_args));
   static const char *const policies[] = {"mp", "mp-orec"};
-  char err[RT_ERR_LEN];
+  char why[RT_ERR_LEN];
   for (int p = 0; p < 2; p++) {
     int32_t out[32];
     memset(out, 0, sizeof out);
     weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
                        {WEFT_ARG_LOCAL, WEFT_I32, 4 * 16, NULL}};
     weft_stats s;
-    weft_status st = launch_with(policies[p], &k, 32, 16, 2, args, &s, err);
-    if (st != WEFT_SUCCESS) fail_msg("%s: %s", policies[p], err);
+    weft_status st = launch_with(policies[p], &k, 32, 16, 2, args, &s, why);
+    if (st != WEFT_SUCCESS) fail_msg("%s: %s", policies[p], why);
     for (int i = 0; i < 32; i++) {
       int l = i % 16, n = l ^ 1;
       assert_int_equal(out[i], (n & 1 ? 2 * n : 3 * n) + 1000);
@@ -571,7 +571,7 @@ static void barrier_in_both_sides_launch(void **state) {
   int32_t out[32];
   weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
                      {WEFT_ARG_LOCAL, WEFT_I32, 4 * 16, NULL}};
-  assert_int_equal(launch_with("stack", &k, 32, 16, 2, args, NULL, err),
+  assert_int_equal(launch_with("stack", &k, 32, 16, 2, args, NULL, why),
                    WEFT_ERROR_DIVERGENT_BARRIER);
 }
 
@@ -582,18 +582,18 @@ static void one_sided_barrier_deadlock(void **state) {
   fake_config(4, 4, NULL);
   weft_compiled_kernel k = fake_kernel("divbar", divbar_run, FAKE_SETARGS(loop_setargs), 3,
                                        divbar_ipdom, 1, loop_params, 8);
-  char err[RT_ERR_LEN];
+  char why[RT_ERR_LEN];
   int32_t out[8];
   weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out}};
-  assert_int_equal(launch_with("mp", &k, 8, 8, 1, args, NULL, err), WEFT_ERROR_BARRIER_DEADLOCK);
-  assert_non_null(strstr(err, "policy 'mp'"));
+  assert_int_equal(launch_with("mp", &k, 8, 8, 1, args, NULL, why), WEFT_ERROR_BARRIER_DEADLOCK);
+  assert_non_null(strstr(why, "policy 'mp'"));
 }
 
 /* The fake kernels give stack's results and the same SIMD efficiency (IPDOM reconvergence). */
 static void same_results_as_stack(void **state) {
   (void)state;
   static const char *const policies[] = {"stack", "mp", "mp-orec"};
-  char err[RT_ERR_LEN];
+  char why[RT_ERR_LEN];
   fake_config(8, 4, loop_ninstr);
   weft_compiled_kernel loop = fake_kernel("loop", loop_run, FAKE_SETARGS(loop_setargs), 4,
                                           loop_ipdom, 1, loop_params, 8);
@@ -608,12 +608,12 @@ static void same_results_as_stack(void **state) {
     weft_stats s[2];
     fake_config(8, 4, loop_ninstr);
     weft_arg la[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out}};
-    assert_int_equal(launch_with(policies[p], &loop, 64, 16, 1, la, &s[0], err), 0);
+    assert_int_equal(launch_with(policies[p], &loop, 64, 16, 1, la, &s[0], why), 0);
     for (int i = 0; i < 64; i++) assert_int_equal(out[i], (i % 8) * (i % 8 + 1) / 2);
     fake_config(8, 4, ifelse_ninstr);
     weft_arg ia[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
                      {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
-    assert_int_equal(launch_with(policies[p], &ifelse, 64, 16, 2, ia, &s[1], err), 0);
+    assert_int_equal(launch_with(policies[p], &ifelse, 64, 16, 2, ia, &s[1], why), 0);
     for (int i = 0; i < 64; i++)
       assert_int_equal(out[i], (i % 2 ? 3 * i : 2 * i) + (i < n) * 1000);
     for (int j = 0; j < 2; j++) {
@@ -630,7 +630,7 @@ static void same_results_as_stack(void **state) {
  * barrier after some work-items returned is reported. */
 static void exchange_and_early_return(void **state) {
   (void)state;
-  char err[RT_ERR_LEN];
+  char why[RT_ERR_LEN];
   fake_config(4, 4, NULL);
   weft_compiled_kernel ex = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs),
                                         3, exchange_ipdom, 2, exchange_params,
@@ -644,7 +644,7 @@ static void exchange_and_early_return(void **state) {
     weft_stats s;
     weft_arg xa[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
                      {WEFT_ARG_LOCAL, WEFT_I32, 4 * 16, NULL}};
-    assert_int_equal(launch_with(policy, &ex, 32, 16, 2, xa, &s, err), 0);
+    assert_int_equal(launch_with(policy, &ex, 32, 16, 2, xa, &s, why), 0);
     for (int i = 0; i < 32; i++) {
       int g = i / 16 * 16, r = (i % 16 + 4) % 16;
       assert_int_equal(out[i], 3 * (g + r));
@@ -653,10 +653,10 @@ static void exchange_and_early_return(void **state) {
     memset(out, 0, sizeof out);
     weft_arg ea[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
                      {WEFT_ARG_VALUE, WEFT_I32, 4, &mode}};
-    assert_int_equal(launch_with(policy, &early, 32, 8, 2, ea, NULL, err), 0);
+    assert_int_equal(launch_with(policy, &early, 32, 8, 2, ea, NULL, why), 0);
     for (int i = 0; i < 32; i++) assert_int_equal(out[i], i % 2 ? 0 : i);
     mode = 1;
-    assert_int_equal(launch_with(policy, &early, 32, 8, 2, ea, NULL, err),
+    assert_int_equal(launch_with(policy, &early, 32, 8, 2, ea, NULL, why),
                      WEFT_ERROR_BARRIER_DEADLOCK);
   }
 }

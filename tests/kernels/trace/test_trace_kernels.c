@@ -289,12 +289,12 @@ static void collange_table2_pc(void **state) {
 
 /* Percentage of the lane-group executions of blocks lo..hi that BCC skipped. */
 static double bcc_savings(const trace *t, unsigned lo, unsigned hi) {
-  unsigned long run = 0, skipped = 0;
+  unsigned long ran = 0, skipped = 0;
   for (int i = 0; i < t->n; i++)
     if (t->s[i].pc >= lo && t->s[i].pc <= hi)
-      run += t->s[i].groups_run, skipped += t->s[i].groups_skipped;
-  assert_true(run + skipped > 0);
-  return 100.0 * (double)skipped / (double)(run + skipped);
+      ran += t->s[i].groups_run, skipped += t->s[i].groups_skipped;
+  assert_true(ran + skipped > 0);
+  return 100.0 * (double)skipped / (double)(ran + skipped);
 }
 
 #define W16 "--warp 16 --lanes 4 --threads 1"
