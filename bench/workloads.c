@@ -436,9 +436,9 @@ static void vadd_items(void *ctx, size_t b, size_t e) {
   base_vector_add(w->in[0], w->in[1], w->ref, b, e);
 }
 
-/* n floats in work-groups of `local`: 256, and 1000, which is no multiple of G (a work-group
- * of one row keeps its accesses packed all the same). */
-static void vadd_setup(work *w, size_t n, size_t local) {
+/* n floats (`count` in the title) in work-groups of `local`: 256, and 1000, which is no
+ * multiple of G (a work-group of one row keeps its accesses packed all the same). */
+static void vadd_setup(work *w, size_t n, size_t local, const char *count) {
   w->n = n;
   build(w, WEFT_SAMPLES "/vector_add.cl", "vector_add", range1(n, local));
   float *a = buffer(w, n * 4), *b = buffer(w, n * 4);
@@ -447,11 +447,16 @@ static void vadd_setup(work *w, size_t n, size_t local) {
   outputs(w, n * 4);
   arg_buffer(w, WEFT_F32, n * 4, a), arg_buffer(w, WEFT_F32, n * 4, b);
   arg_buffer(w, WEFT_F32, n * 4, w->out);
-  snprintf(w->title, sizeof w->title, "vector add %zu%s, groups of %zu", KM(n), local);
+  snprintf(w->title, sizeof w->title, "vector add %s, groups of %zu", count, local);
 }
 
-static void vadd256_setup(work *w) { vadd_setup(w, size(w, 16 << 20, 64 << 10), 256); }
-static void vadd1000_setup(work *w) { vadd_setup(w, size(w, 16000000, 64000), 1000); }
+static void vadd256_setup(work *w) {
+  vadd_setup(w, size(w, 16 << 20, 64 << 10), 256, w->quick ? "2^16" : "2^24");
+}
+
+static void vadd1000_setup(work *w) {
+  vadd_setup(w, size(w, 16000000, 64000), 1000, w->quick ? "64e3" : "16e6");
+}
 static void vadd_c(work *w) { cpool_for(w->pool, w->n, 1 << 16, vadd_items, w); }
 
 /* ---- diverge_once: one divergent if/else per warp ---- */
