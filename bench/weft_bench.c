@@ -1,23 +1,20 @@
 /* weft_bench: weft against plain C in one process, as ratios of medians.
  *
- *   weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P] [--only NAME]
- *              [--split-order rr|lowest-pc] [--max-splits N]
- *
- * Baselines are the same per-item algorithms as plain C (bench/baselines.c, clang-19 -O3
- * -march=native -ffp-contract=off), split over the same number of threads. Each workload is run
- * once to warm up, then --runs times each way; the table shows the medians. weft's outputs are
- * compared with the baseline's, so a fast wrong answer shows up as a mismatch. */
-#include <pthread.h>
+ * Each workload (workloads.c) is a kernel of bench/kernels/ (or the samples' mandelbrot and
+ * vector add), run by weft and, as the baseline, by the same per-item algorithm in plain C
+ * (baselines.c, clang-19 -O3 -march=native -ffp-contract=off) on the same number of threads.
+ * After one warm-up of each, the two run alternately, --runs times each, under each policy
+ * asked for; the table shows the medians, their ratio, weft's SIMD efficiency and its calls
+ * into the policy, and the 32-bit words in which weft's output differs from the baseline's (a
+ * fast wrong answer shows up there, and makes the exit status 1). Then the first-launch and
+ * repeated-launch times of bench/k50.cl. usage() lists the options. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "weft.h"
-
-void base_mandelbrot_rows(uint32_t *out, int width, int height, int max_iter, int y0, int y1);
-void base_vector_add(const float *a, const float *b, float *c, size_t begin, size_t end);
+#include "bench.h"
 
 typedef struct bench_opts {
   unsigned threads, runs, warp, lanes;
@@ -25,6 +22,9 @@ typedef struct bench_opts {
   const char *split_order; /* mp, mp-orec: NULL for the default */
   unsigned max_splits;
   unsigned settle; /* FIRST_CHILD: ms between weft_context_create and the build */
+  int policies;    /* every policy instead of `policy` */
+  int quick;       /* small sizes */
+  const char *json;
 } bench_opts;
 
 static double now_ms(void) {
@@ -43,47 +43,6 @@ static double median(double *v, unsigned n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* ---- baselines on T threads ---- */
-
-typedef struct slice {
-  void (*fn)(const struct slice *);
-  void *out;
-  const void *a, *b;
-  size_t begin, end;
-  int width, height, iters;
-} slice;
-
-static void *slice_main(void *p) {
-  const slice *s = p;
-  s->fn(s);
-  return NULL;
-}
-
-static void run_slices(slice *s, unsigned n) {
-  pthread_t t[256];
-  for (unsigned i = 1; i < n; i++) pthread_create(&t[i], NULL, slice_main, &s[i]);
-  slice_main(&s[0]);
-  for (unsigned i = 1; i < n; i++) pthread_join(t[i], NULL);
-}
-
-static void mandel_slice(const slice *s) {
-  base_mandelbrot_rows(s->out, s->width, s->height, s->iters, (int)s->begin, (int)s->end);
-}
-
-static void vadd_slice(const slice *s) { base_vector_add(s->a, s->b, s->out, s->begin, s->end); }
-
-/* Splits [0, n) into T slices; rows of mandelbrot interleave so both threads get the same work. */
-static double time_baseline(void (*fn)(const slice *), slice proto, size_t n, unsigned threads) {
-  slice s[256];
-  for (unsigned i = 0; i < threads; i++) {
-    s[i] = proto, s[i].fn = fn;
-    s[i].begin = n * i / threads, s[i].end = n * (i + 1) / threads;
-  }
-  double t0 = now_ms();
-  run_slices(s, threads);
-  return now_ms() - t0;
-}
-
 /* ---- weft ---- */
 
 typedef struct weft_job {
@@ -100,7 +59,8 @@ static weft_kernel *load(weft_context *ctx, const char *file, const char *name, 
     exit(1);
   }
   weft_kernel *k;
-  if (weft_kernel_create(*p, name, &k)) exit((fprintf(stderr, "weft_bench: no kernel %s\n", name), 1));
+  if (weft_kernel_create(*p, name, &k))
+    exit((fprintf(stderr, "weft_bench: no kernel %s\n", name), 1));
   return k;
 }
 
@@ -111,76 +71,6 @@ static double time_weft(weft_context *ctx, weft_job *j) {
     exit(1);
   }
   return now_ms() - t0;
-}
-
-typedef struct result {
-  double base, weft;
-} result;
-
-/* Runs baseline and weft alternately, runs times each after one warm-up of each. */
-static result compare(weft_context *ctx, weft_job *j, void (*fn)(const slice *), slice proto,
-                      size_t n, const bench_opts *o) {
-  double *b = calloc(o->runs, sizeof *b), *w = calloc(o->runs, sizeof *w);
-  time_baseline(fn, proto, n, o->threads), time_weft(ctx, j);
-  for (unsigned r = 0; r < o->runs; r++) {
-    b[r] = time_baseline(fn, proto, n, o->threads);
-    w[r] = time_weft(ctx, j);
-  }
-  result res = {median(b, o->runs), median(w, o->runs)};
-  free(b), free(w);
-  return res;
-}
-
-static void row(const char *name, result r, const char *extra) {
-  printf("%-28s %10.2f %10.2f %8.2fx  %s\n", name, r.base, r.weft, r.base / r.weft, extra);
-}
-
-static void bench_mandelbrot(weft_context *ctx, const bench_opts *o) {
-  enum { W = 1024, H = 768, ITERS = 256 };
-  weft_program *p;
-  weft_job j = {.k = load(ctx, WEFT_SAMPLES "/mandelbrot.cl", "mandelbrot", &p),
-                .range = {2, {W, H, 1}, {32, 8, 1}}, .nargs = 4};
-  uint32_t *out = calloc(W * H, 4), *ref = calloc(W * H, 4);
-  int w = W, h = H, it = ITERS;
-  j.args[0] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_U32, W * H * 4, out};
-  j.args[1] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &w};
-  j.args[2] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &h};
-  j.args[3] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, &it};
-  slice proto = {.out = ref, .width = W, .height = H, .iters = ITERS};
-  result r = compare(ctx, &j, mandel_slice, proto, H, o);
-  size_t bad = 0;
-  for (size_t i = 0; i < (size_t)W * H; i++) bad += out[i] != ref[i];
-  char extra[128];
-  snprintf(extra, sizeof extra, "simd_eff %.3f, policy_calls %llu, mismatches %zu",
-           j.stats.simd_efficiency, (unsigned long long)j.stats.policy_calls, bad);
-  row("mandelbrot 1024x768x256", r, extra);
-  free(out), free(ref);
-  weft_kernel_release(j.k), weft_program_release(p);
-}
-
-/* Vector add of N floats in work-groups of `local`: 256, and 1000, which is no multiple of G (a
- * work-group of one row keeps its accesses packed all the same). */
-static void bench_vector_add(weft_context *ctx, const bench_opts *o, size_t N, size_t local,
-                             const char *name) {
-  weft_program *p;
-  weft_job j = {.k = load(ctx, WEFT_SAMPLES "/vector_add.cl", "vector_add", &p),
-                .range = {1, {N, 1, 1}, {local, 1, 1}}, .nargs = 3};
-  float *a = aligned_alloc(64, N * 4), *b = aligned_alloc(64, N * 4), *c = aligned_alloc(64, N * 4), *ref = aligned_alloc(64, N * 4);
-  memset(c, 0, N * 4), memset(ref, 0, N * 4);
-  for (size_t i = 0; i < N; i++) a[i] = (float)(i % 1000), b[i] = (float)(i % 7) * 0.5f;
-  j.args[0] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, a};
-  j.args[1] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, b};
-  j.args[2] = (weft_arg){WEFT_ARG_GLOBAL, WEFT_F32, (size_t)N * 4, c};
-  slice proto = {.out = ref, .a = a, .b = b};
-  result r = compare(ctx, &j, vadd_slice, proto, N, o);
-  size_t bad = 0;
-  for (size_t i = 0; i < N; i++) bad += c[i] != ref[i];
-  char extra[128];
-  snprintf(extra, sizeof extra, "policy_calls %llu, mismatches %zu",
-           (unsigned long long)j.stats.policy_calls, bad);
-  row(name, r, extra);
-  free(a), free(b), free(c), free(ref);
-  weft_kernel_release(j.k), weft_program_release(p);
 }
 
 /* The 50-line kernel with its arguments, over one warp (pts and out have room for 64 lanes). */
@@ -273,50 +163,216 @@ static void bench_launch(weft_context *ctx, const bench_opts *o) {
   weft_kernel_release(j.k), weft_program_release(p);
 }
 
+/* ---- the suite ---- */
+
+/* One row: a workload under one policy. */
+typedef struct result {
+  char title[64];
+  const char *name, *policy; /* the workload's name for --only, the policy */
+  double c_ms, weft_ms, simd;
+  uint64_t policy_calls, launches, warps;
+  size_t mismatches;
+} result;
+
+static double timed(const workload *wl, void (*run)(work *), work *w, void *dst) {
+  if (wl->reset) wl->reset(w, dst);
+  double t0 = now_ms();
+  run(w);
+  return now_ms() - t0;
+}
+
+static double time_c(const workload *wl, work *w) { return timed(wl, wl->run_c, w, w->ref); }
+
+static double time_weft_run(const workload *wl, work *w) {
+  memset(&w->stats, 0, sizeof w->stats), w->launches = 0;
+  return timed(wl, wl->run_weft, w, w->out);
+}
+
+/* The baseline and weft alternately, runs times each after a warm-up of each; the outputs of
+ * the last runs are compared. */
+static result measure(const workload *wl, work *w, const char *policy, const bench_opts *o) {
+  double *c = calloc(o->runs, sizeof *c), *v = calloc(o->runs, sizeof *v);
+  time_c(wl, w), time_weft_run(wl, w);
+  for (unsigned r = 0; r < o->runs; r++) c[r] = time_c(wl, w), v[r] = time_weft_run(wl, w);
+  unsigned W = weft_context_options(w->ctx).warp;
+  result res = {"", wl->name, policy, median(c, o->runs), median(v, o->runs),
+                (double)w->stats.lane_instrs / ((double)W * (double)w->stats.instr_execs),
+                w->stats.policy_calls, w->launches, w->stats.warps, work_mismatches(w)};
+  snprintf(res.title, sizeof res.title, "%s", w->title);
+  free(c), free(v);
+  return res;
+}
+
+static void print_header(void) {
+  printf("%-34s %-8s %10s %9s %8s %8s %12s %10s\n", "workload", "policy", "plain C ms",
+         "weft ms", "speedup", "SIMD eff", "policy calls", "mismatches");
+}
+
+static void print_result(const result *r, int first) {
+  printf("%-34s %-8s %10.2f %9.2f %7.2fx %8.3f %12llu %10zu\n", first ? r->title : "",
+         r->policy, r->c_ms, r->weft_ms, r->c_ms / r->weft_ms, r->simd,
+         (unsigned long long)r->policy_calls, r->mismatches);
+}
+
+static const char *const all_policies[] = {"stack", "mp", "mp-orec", "pc"};
+
+/* Runs one workload under each policy asked for, adding its rows to res. */
+static unsigned bench_workload(weft_context *ctx, cpool *p, const workload *wl,
+                               const bench_opts *o, result *res) {
+  work w = {.ctx = ctx, .pool = p, .quick = o->quick};
+  wl->setup(&w);
+  unsigned n = 0;
+  for (unsigned i = 0; i < (o->policies ? 4u : 1u); i++) {
+    const char *policy = o->policies ? all_policies[i] : o->policy;
+    if (weft_context_set_policy(ctx, policy))
+      exit((fprintf(stderr, "weft_bench: %s\n", weft_last_error(ctx)), 2));
+    res[n] = measure(wl, &w, policy, o);
+    print_result(&res[n], n == 0);
+    fflush(stdout);
+    n++;
+  }
+  work_release(&w);
+  return n;
+}
+
+/* Whether `name` is one of the comma-separated names of --only (every name without it). */
+static int chosen(const char *only, const char *name) {
+  if (!only) return 1;
+  size_t len = strlen(name);
+  for (const char *s = only; (s = strstr(s, name)); s += len)
+    if ((s == only || s[-1] == ',') && (s[len] == ',' || !s[len])) return 1;
+  return 0;
+}
+
+static void write_json(const char *path, const weft_options *wo, const bench_opts *o,
+                       const result *res, unsigned n) {
+  FILE *f = fopen(path, "w");
+  if (!f) exit((fprintf(stderr, "weft_bench: cannot write %s\n", path), 1));
+  fprintf(f, "{\"threads\": %u, \"warp\": %u, \"lanes\": %u, \"runs\": %u, \"quick\": %s,\n"
+             " \"split_order\": \"%s\", \"max_splits\": %u,\n \"workloads\": [",
+          wo->threads, wo->warp, wo->lanes, o->runs, o->quick ? "true" : "false",
+          wo->split_order, wo->max_splits);
+  for (unsigned i = 0; i < n; i++)
+    fprintf(f, "%s\n  {\"name\": \"%s\", \"workload\": \"%s\", \"policy\": \"%s\", \"c_ms\": %.4f, "
+               "\"weft_ms\": %.4f, \"speedup\": %.4f, \"simd_efficiency\": %.4f, "
+               "\"policy_calls\": %llu, \"launches\": %llu, \"warps\": %llu, "
+               "\"mismatches\": %zu}", i ? "," : "", res[i].name, res[i].title, res[i].policy,
+            res[i].c_ms, res[i].weft_ms, res[i].c_ms / res[i].weft_ms, res[i].simd,
+            (unsigned long long)res[i].policy_calls, (unsigned long long)res[i].launches,
+            (unsigned long long)res[i].warps, res[i].mismatches);
+  fprintf(f, "\n ]}\n");
+  if (fclose(f)) exit((fprintf(stderr, "weft_bench: cannot write %s\n", path), 1));
+}
+
+/* Runs the chosen workloads; returns the mismatches of all of them. */
+static size_t bench_suite(weft_context *ctx, const bench_opts *o) {
+  result *res = calloc(num_workloads * 4, sizeof *res);
+  unsigned n = 0;
+  size_t bad = 0;
+  cpool *p = cpool_create(o->threads);
+  print_header();
+  for (unsigned i = 0; i < num_workloads; i++)
+    if (chosen(o->only, workloads[i].name)) n += bench_workload(ctx, p, &workloads[i], o, res + n);
+  for (unsigned i = 0; i < n; i++) bad += res[i].mismatches;
+  weft_options wo = weft_context_options(ctx);
+  if (o->json) write_json(o->json, &wo, o, res, n);
+  cpool_release(p);
+  free(res);
+  return bad;
+}
+
+/* ---- options ---- */
+
+static void usage(FILE *f) {
+  fprintf(f,
+      "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
+      "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
+      "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
+      "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--help]\n"
+      "\n"
+      "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
+      "-march=native, on the same threads), alternately, --runs times each after a warm-up,\n"
+      "and prints the medians, their ratio (speedup: plain C ms / weft ms), weft's SIMD\n"
+      "efficiency and policy calls, and the 32-bit words in which weft's output differs from\n"
+      "plain C's; then the first launch of bench/k50.cl in new processes and contexts, and a\n"
+      "repeated launch of it. Exit status 1 when an output differs, 2 for a bad command line.\n"
+      "\n"
+      "  --threads N     weft's workers and the baselines' threads (default 2)\n"
+      "  --runs N        timed runs of each, after one warm-up (default 7)\n"
+      "  --warp W, --lanes G   as for weft run (default 32, and 16 with AVX-512, else 8)\n"
+      "  --policy P      the policy of every launch (default stack)\n"
+      "  --policies      each workload under stack, mp, mp-orec and pc, a row per policy\n"
+      "  --split-order, --max-splits   mp and mp-orec's options, as for weft run\n"
+      "  --only NAMES    only these, comma-separated:\n"
+      "                  launch");
+  for (unsigned i = 0, col = 24; i < num_workloads; i++) {
+    const char *name = workloads[i].name;
+    if (i && !strcmp(name, workloads[i - 1].name)) continue;
+    int wrap = col + strlen(name) + 2 > 90;
+    fprintf(f, wrap ? ",\n                  %s" : ", %s", name);
+    col = wrap ? 18 + strlen(name) : col + strlen(name) + 2;
+  }
+  fprintf(f, "\n"
+      "  --quick         small sizes: checks every workload in a few seconds; its times mean\n"
+      "                  nothing\n"
+      "  --json PATH     also writes the rows to PATH as JSON: the options, and per workload\n"
+      "                  and policy the times, speedup, SIMD efficiency, policy calls,\n"
+      "                  launches, warps and mismatches\n");
+}
+
+/* Options that take no value; returns 1 if argv[i] was one. */
+static int parse_flag(const char *arg, bench_opts *o) {
+  if (!strcmp(arg, "--policies")) o->policies = 1;
+  else if (!strcmp(arg, "--quick")) o->quick = 1;
+  else return 0;
+  return 1;
+}
+
 static int parse(int argc, char **argv, bench_opts *o) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--threads")) o->threads = (unsigned)atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--runs")) o->runs = (unsigned)atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--warp")) o->warp = (unsigned)atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--lanes")) o->lanes = (unsigned)atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--policy")) o->policy = argv[i + 1];
-    else if (!strcmp(argv[i], "--only")) o->only = argv[i + 1];
-    else if (!strcmp(argv[i], "--split-order")) o->split_order = argv[i + 1];
-    else if (!strcmp(argv[i], "--max-splits")) o->max_splits = (unsigned)atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--settle")) o->settle = (unsigned)atoi(argv[i + 1]);
+  for (int i = 1; i < argc; i++) {
+    if (parse_flag(argv[i], o)) continue;
+    if (i + 1 == argc) return 0;
+    const char *v = argv[++i];
+    if (!strcmp(argv[i - 1], "--threads")) o->threads = (unsigned)atoi(v);
+    else if (!strcmp(argv[i - 1], "--runs")) o->runs = (unsigned)atoi(v);
+    else if (!strcmp(argv[i - 1], "--warp")) o->warp = (unsigned)atoi(v);
+    else if (!strcmp(argv[i - 1], "--lanes")) o->lanes = (unsigned)atoi(v);
+    else if (!strcmp(argv[i - 1], "--policy")) o->policy = v;
+    else if (!strcmp(argv[i - 1], "--only")) o->only = v;
+    else if (!strcmp(argv[i - 1], "--split-order")) o->split_order = v;
+    else if (!strcmp(argv[i - 1], "--max-splits")) o->max_splits = (unsigned)atoi(v);
+    else if (!strcmp(argv[i - 1], "--settle")) o->settle = (unsigned)atoi(v);
+    else if (!strcmp(argv[i - 1], "--json")) o->json = v;
     else return 0;
   }
-  return (argc % 2) && o->threads >= 1 && o->threads <= 256 && o->runs >= 1;
+  return o->threads >= 1 && o->threads <= 256 && o->runs >= 1;
 }
 
 int main(int argc, char **argv) {
-  bench_opts o = {2, 7, 0, 0, "stack", NULL, NULL, 0, 0};
+  bench_opts o = {.threads = 2, .runs = 7, .policy = "stack"};
   if (argc > 1 && !strcmp(argv[1], FIRST_CHILD) && parse(argc - 1, argv + 1, &o)) {
     weft_options wo = {.threads = o.threads, .warp = o.warp, .lanes = o.lanes};
     printf("%.3f\n", first_launch(&wo, o.settle));
     return 0;
   }
-  if (!parse(argc, argv, &o)) {
-    fprintf(stderr, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G] [--policy P]\n"
-                    "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
-                    "                  [--only mandelbrot|vector_add|launch]\n");
-    return 2;
-  }
+  if (argc == 2 && !strcmp(argv[1], "--help")) return usage(stdout), 0;
+  if (!parse(argc, argv, &o)) return usage(stderr), 2;
   weft_context *ctx;
+  char why[256] = "bad options";
   weft_options wo = {.threads = o.threads, .policy = o.policy, .warp = o.warp, .lanes = o.lanes,
                      .split_order = o.split_order, .max_splits = o.max_splits};
-  if (weft_context_create(&wo, &ctx)) return fprintf(stderr, "weft_bench: bad options\n"), 2;
+  if (weft_options_check(&wo, why, sizeof why) || weft_context_create(&wo, &ctx))
+    return fprintf(stderr, "weft_bench: %s\n", why), 2;
   weft_options r = weft_context_options(ctx);
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s (split order %s, max splits %u), "
-         "median of %u runs\n\n", r.threads, r.warp, r.lanes, r.policy, r.split_order,
-         r.max_splits, o.runs);
-  printf("%-28s %10s %10s %9s\n", "workload", "plain C ms", "weft ms", "speedup");
-  if (!o.only || !strcmp(o.only, "mandelbrot")) bench_mandelbrot(ctx, &o);
-  if (!o.only || !strcmp(o.only, "vector_add")) {
-    bench_vector_add(ctx, &o, 16 << 20, 256, "vector add 16M floats");
-    bench_vector_add(ctx, &o, 16000000, 1000, "vector add, groups of 1000");
+         "median of %u runs%s\n\n", r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy,
+         r.split_order, r.max_splits, o.runs, o.quick ? ", quick sizes" : "");
+  size_t bad = bench_suite(ctx, &o);
+  if (chosen(o.only, "launch")) {
+    printf("\n");
+    bench_launch(ctx, &o);
   }
-  if (!o.only || !strcmp(o.only, "launch")) bench_launch(ctx, &o);
   weft_context_release(ctx);
-  return 0;
+  if (bad) fprintf(stderr, "weft_bench: %zu mismatches between weft and plain C\n", bad);
+  return bad ? 1 : 0;
 }
