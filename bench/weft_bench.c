@@ -24,6 +24,7 @@ typedef struct bench_opts {
   unsigned settle; /* FIRST_CHILD: ms between weft_context_create and the build */
   int policies;    /* every policy instead of `policy` */
   int quick;       /* small sizes */
+  int reference_path; /* weft_options.reference_path */
   const char *json;
 } bench_opts;
 
@@ -170,7 +171,7 @@ typedef struct result {
   char title[64];
   const char *name, *policy; /* the workload's name for --only, the policy */
   double c_ms, weft_ms, simd;
-  uint64_t policy_calls, launches, warps;
+  uint64_t policy_calls, round_trips, launches, warps;
   size_t mismatches;
 } result;
 
@@ -197,21 +198,22 @@ static result measure(const workload *wl, work *w, const char *policy, const ben
   unsigned W = weft_context_options(w->ctx).warp;
   result res = {"", wl->name, policy, median(c, o->runs), median(v, o->runs),
                 (double)w->stats.lane_instrs / ((double)W * (double)w->stats.instr_execs),
-                w->stats.policy_calls, w->launches, w->stats.warps, work_mismatches(w)};
+                w->stats.policy_calls, w->stats.round_trips, w->launches, w->stats.warps,
+                work_mismatches(w)};
   snprintf(res.title, sizeof res.title, "%s", w->title);
   free(c), free(v);
   return res;
 }
 
 static void print_header(void) {
-  printf("%-34s %-8s %10s %9s %8s %8s %12s %10s\n", "workload", "policy", "plain C ms",
-         "weft ms", "speedup", "SIMD eff", "policy calls", "mismatches");
+  printf("%-34s %-8s %10s %9s %8s %8s %12s %11s %10s\n", "workload", "policy", "plain C ms",
+         "weft ms", "speedup", "SIMD eff", "policy calls", "round trips", "mismatches");
 }
 
 static void print_result(const result *r, int first) {
-  printf("%-34s %-8s %10.2f %9.2f %7.2fx %8.3f %12llu %10zu\n", first ? r->title : "",
+  printf("%-34s %-8s %10.2f %9.2f %7.2fx %8.3f %12llu %11llu %10zu\n", first ? r->title : "",
          r->policy, r->c_ms, r->weft_ms, r->c_ms / r->weft_ms, r->simd,
-         (unsigned long long)r->policy_calls, r->mismatches);
+         (unsigned long long)r->policy_calls, (unsigned long long)r->round_trips, r->mismatches);
 }
 
 static const char *const all_policies[] = {"stack", "mp", "mp-orec", "pc"};
@@ -249,16 +251,18 @@ static void write_json(const char *path, const weft_options *wo, const bench_opt
   FILE *f = fopen(path, "w");
   if (!f) exit((fprintf(stderr, "weft_bench: cannot write %s\n", path), 1));
   fprintf(f, "{\"threads\": %u, \"warp\": %u, \"lanes\": %u, \"runs\": %u, \"quick\": %s,\n"
-             " \"split_order\": \"%s\", \"max_splits\": %u,\n \"workloads\": [",
+             " \"split_order\": \"%s\", \"max_splits\": %u, \"reference_path\": %s,\n \"workloads\": [",
           wo->threads, wo->warp, wo->lanes, o->runs, o->quick ? "true" : "false",
-          wo->split_order, wo->max_splits);
+          wo->split_order, wo->max_splits, wo->reference_path ? "true" : "false");
   for (unsigned i = 0; i < n; i++)
     fprintf(f, "%s\n  {\"name\": \"%s\", \"workload\": \"%s\", \"policy\": \"%s\", \"c_ms\": %.4f, "
                "\"weft_ms\": %.4f, \"speedup\": %.4f, \"simd_efficiency\": %.4f, "
-               "\"policy_calls\": %llu, \"launches\": %llu, \"warps\": %llu, "
+               "\"policy_calls\": %llu, \"round_trips\": %llu, \"launches\": %llu, "
+               "\"warps\": %llu, "
                "\"mismatches\": %zu}", i ? "," : "", res[i].name, res[i].title, res[i].policy,
             res[i].c_ms, res[i].weft_ms, res[i].c_ms / res[i].weft_ms, res[i].simd,
-            (unsigned long long)res[i].policy_calls, (unsigned long long)res[i].launches,
+            (unsigned long long)res[i].policy_calls, (unsigned long long)res[i].round_trips,
+            (unsigned long long)res[i].launches,
             (unsigned long long)res[i].warps, res[i].mismatches);
   fprintf(f, "\n ]}\n");
   if (fclose(f)) exit((fprintf(stderr, "weft_bench: cannot write %s\n", path), 1));
@@ -288,12 +292,13 @@ static void usage(FILE *f) {
       "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
       "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
       "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
-      "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--help]\n"
+      "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--reference-path]\n"
+      "                  [--help]\n"
       "\n"
       "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
       "-march=native, on the same threads), alternately, --runs times each after a warm-up,\n"
       "and prints the medians, their ratio (speedup: plain C ms / weft ms), weft's SIMD\n"
-      "efficiency and policy calls, and the 32-bit words in which weft's output differs from\n"
+      "efficiency, policy calls and round trips, and the 32-bit words in which weft's output differs from\n"
       "plain C's; then the first launch of bench/k50.cl in new processes and contexts, and a\n"
       "repeated launch of it. Exit status 1 when an output differs, 2 for a bad command line.\n"
       "\n"
@@ -317,13 +322,16 @@ static void usage(FILE *f) {
       "                  nothing\n"
       "  --json PATH     also writes the rows to PATH as JSON: the options, and per workload\n"
       "                  and policy the times, speedup, SIMD efficiency, policy calls,\n"
-      "                  launches, warps and mismatches\n");
+      "                  launches, warps and mismatches\n"
+      "  --reference-path  every policy decision returns to the runtime (as weft run\n"
+      "                  --reference-path): the round trips the generated code saves\n");
 }
 
 /* Options that take no value; returns 1 if argv[i] was one. */
 static int parse_flag(const char *arg, bench_opts *o) {
   if (!strcmp(arg, "--policies")) o->policies = 1;
   else if (!strcmp(arg, "--quick")) o->quick = 1;
+  else if (!strcmp(arg, "--reference-path")) o->reference_path = 1;
   else return 0;
   return 1;
 }
@@ -360,13 +368,15 @@ int main(int argc, char **argv) {
   weft_context *ctx;
   char why[256] = "bad options";
   weft_options wo = {.threads = o.threads, .policy = o.policy, .warp = o.warp, .lanes = o.lanes,
-                     .split_order = o.split_order, .max_splits = o.max_splits};
+                     .split_order = o.split_order, .max_splits = o.max_splits,
+                     .reference_path = o.reference_path};
   if (weft_options_check(&wo, why, sizeof why) || weft_context_create(&wo, &ctx))
     return fprintf(stderr, "weft_bench: %s\n", why), 2;
   weft_options r = weft_context_options(ctx);
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s (split order %s, max splits %u), "
-         "median of %u runs%s\n\n", r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy,
-         r.split_order, r.max_splits, o.runs, o.quick ? ", quick sizes" : "");
+         "median of %u runs%s%s\n\n", r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy,
+         r.split_order, r.max_splits, o.runs, o.quick ? ", quick sizes" : "",
+         o.reference_path ? ", reference path" : "");
   size_t bad = bench_suite(ctx, &o);
   if (chosen(o.only, "launch")) {
     printf("\n");

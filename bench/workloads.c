@@ -77,7 +77,7 @@ static void add_stats(weft_stats *sum, const weft_stats *s) {
   sum->warps += s->warps, sum->block_execs += s->block_execs;
   sum->instr_execs += s->instr_execs, sum->lane_instrs += s->lane_instrs;
   sum->divergent_branches += s->divergent_branches, sum->policy_calls += s->policy_calls;
-  sum->barriers += s->barriers;
+  sum->barriers += s->barriers, sum->round_trips += s->round_trips;
 }
 
 static void launch(work *w) {

@@ -219,25 +219,40 @@ static void order_inverted_conditions(void **s) {
 
 /* --- divergence --- */
 
-/* ../int_indexes.cl (a kernel of the suite): every address from an int or uint index of an id
- * is lane-affine with the element's size as stride (a uniform base aside), which is what makes
- * its accesses packed. */
-static void int_and_uint_indexes_are_affine(void **s) {
-  (void)s;
+/* `weft cfg --divergence` of ../FILE, a kernel of the suite. */
+static run divergence_of_kernel(const char *file) {
   char args[1200];
-  snprintf(args, sizeof args, "'%s/../int_indexes.cl' --divergence", cfg_dir);
+  snprintf(args, sizeof args, "'%s/../%s' --divergence", cfg_dir, file);
   run r = weft_cfg(args);
   assert_int_equal(r.status, 0);
-  int geps = 0;
-  for (const char *line = r.out; *line;) {
+  return r;
+}
+
+/* Of the lines of out that contain `what`, how many there are (*n) and how many of those have
+ * the divergence fact `fact` ("  affine (+4) "). */
+static int lines_with(const char *out, const char *what, const char *fact, int *n) {
+  int with = 0;
+  *n = 0;
+  for (const char *line = out; *line;) {
     const char *eol = strchr(line, '\n');
     int len = eol ? (int)(eol - line) : (int)strlen(line);
-    if (memmem(line, (size_t)len, "getelementptr", 13) && strncmp(line, "  uniform ", 10) &&
-        ++geps && strncmp(line, "  affine (+4) ", 14))
-      fail_msg("not lane-affine by 4 bytes: %.*s", len, line);
+    if (memmem(line, (size_t)len, what, strlen(what)))
+      ++*n, with += !strncmp(line, fact, strlen(fact));
     line += len + (eol != NULL);
   }
-  assert_int_equal(geps, 5);
+  return with;
+}
+
+/* ../int_indexes.cl: every address from an int or uint index of an id is lane-affine with the
+ * element's size as stride (a uniform base aside), which is what makes its accesses packed. */
+static void int_and_uint_indexes_are_affine(void **s) {
+  (void)s;
+  run r = divergence_of_kernel("int_indexes.cl");
+  int geps, uniform = lines_with(r.out, "getelementptr", "  uniform ", &geps);
+  int affine = lines_with(r.out, "getelementptr", "  affine (+4) ", &geps);
+  if (geps - uniform != 5 || affine != 5)
+    fail_msg("%d of %d addresses not uniform, %d lane-affine by 4 bytes; 5 expected:\n%s",
+             geps - uniform, geps, affine, r.out);
   run_free(&r);
 }
 
@@ -246,20 +261,8 @@ static void int_and_uint_indexes_are_affine(void **s) {
  * and steps by gid, is varying. */
 static void grid_stride_index_is_affine(void **s) {
   (void)s;
-  char args[1200];
-  snprintf(args, sizeof args, "'%s/../grid_stride.cl' --divergence", cfg_dir);
-  run r = weft_cfg(args);
-  assert_int_equal(r.status, 0);
-  int phis = 0, affine = 0;
-  for (const char *line = r.out; *line;) {
-    const char *eol = strchr(line, '\n');
-    int len = eol ? (int)(eol - line) : (int)strlen(line);
-    if (memmem(line, (size_t)len, "= phi i32", 9)) {
-      phis++;
-      affine += !strncmp(line, "  affine (+1) ", 14);
-    }
-    line += len + (eol != NULL);
-  }
+  run r = divergence_of_kernel("grid_stride.cl");
+  int phis, affine = lines_with(r.out, "= phi i32", "  affine (+1) ", &phis);
   assert_int_equal(phis, 5); /* i, k, j, acc and acc after its loop */
   assert_int_equal(affine, 1);
   assert_non_null(strstr(r.out, "  affine (+4) %"));
