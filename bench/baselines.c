@@ -32,8 +32,7 @@ void base_vector_add(const float *a, const float *b, float *c, size_t begin, siz
   for (size_t i = begin; i < end; i++) c[i] = a[i] + b[i];
 }
 
-void base_break_mod(const uint32_t *seed, uint32_t *out, uint32_t limit, size_t begin,
-                    size_t end) {
+void base_break_mod(const uint32_t *seed, uint32_t *out, uint32_t limit, size_t begin, size_t end) {
   for (size_t id = begin; id < end; id++) {
     uint32_t x = seed[id], acc = 0, mine = limit - (x & 63u), i;
     for (i = 0; i < mine; i++) {
@@ -91,8 +90,7 @@ static float hit(float ox, float oy, float oz, float dx, float dy, float dz, con
   return t < 1e-3f ? -1.0f : t;
 }
 
-static float ray_pixel(const float *spheres, int nspheres, int width, int height, int px,
-                       int py) {
+static float ray_pixel(const float *spheres, int nspheres, int width, int height, int px, int py) {
   float dx = (2.0f * px - width) / height, dy = (height - 2.0f * py) / height, dz = 2.0f;
   float len = sqrtf(dx * dx + dy * dy + dz * dz);
   dx /= len, dy /= len, dz /= len;
@@ -134,8 +132,8 @@ void base_histogram_groups(const uint8_t *data, uint32_t n, uint32_t *hist, size
   }
 }
 
-void base_reduce_groups(const float *data, uint32_t n, float *partial, size_t lsize,
-                        size_t gsize, size_t g0, size_t g1) {
+void base_reduce_groups(const float *data, uint32_t n, float *partial, size_t lsize, size_t gsize,
+                        size_t g0, size_t g1) {
   for (size_t g = g0; g < g1; g++) {
     float tree[256] = {0};
     for (size_t base = g * lsize; base < n; base += gsize)

@@ -15,16 +15,15 @@ typedef struct hash_table {
 
 void base_mandelbrot_rows(uint32_t *out, int width, int height, int max_iter, int y0, int y1);
 void base_vector_add(const float *a, const float *b, float *c, size_t begin, size_t end);
-void base_break_mod(const uint32_t *seed, uint32_t *out, uint32_t limit, size_t begin,
-                    size_t end);
+void base_break_mod(const uint32_t *seed, uint32_t *out, uint32_t limit, size_t begin, size_t end);
 void base_helper_branch(const uint32_t *in, uint32_t *out, size_t begin, size_t end);
 void base_nested_loop(const uint32_t *in, uint32_t *out, size_t begin, size_t end);
 void base_ray_trace(const float *spheres, int nspheres, float *out, int width, int height,
                     size_t row0, size_t row1);
 void base_histogram_groups(const uint8_t *data, uint32_t n, uint32_t *hist, size_t lsize,
                            size_t gsize, size_t g0, size_t g1);
-void base_reduce_groups(const float *data, uint32_t n, float *partial, size_t lsize,
-                        size_t gsize, size_t g0, size_t g1);
+void base_reduce_groups(const float *data, uint32_t n, float *partial, size_t lsize, size_t gsize,
+                        size_t g0, size_t g1);
 uint32_t base_fnv1a(const uint8_t *k, uint32_t len);
 void base_hash_lookup(const hash_table *t, const uint8_t *qkeys, const uint32_t *qlen,
                       uint32_t *out, size_t begin, size_t end);

@@ -146,8 +146,10 @@ static void bench_launch(weft_context *ctx, const bench_opts *o) {
   double *t = calloc(n * 10, sizeof *t), *whole = calloc(n, sizeof *whole);
   int failed = 0;
   for (unsigned r = 0; r < n; r++) failed |= (t[r] = fresh_first_launch(&wo, 0, &whole[r])) < 0;
-  print_launch("first launch, 50-line kernel", "clang + lowering + JIT + launch, new process, "
-               "from weft_context_create", t, n, failed);
+  print_launch("first launch, 50-line kernel",
+               "clang + lowering + JIT + launch, new process, "
+               "from weft_context_create",
+               t, n, failed);
   print_launch("", "the same, from the process's start to its exit", whole, n, failed);
   failed = 0;
   for (unsigned r = 0; r < n; r++) failed |= (t[r] = fresh_first_launch(&wo, 200, &whole[r])) < 0;
@@ -158,8 +160,8 @@ static void bench_launch(weft_context *ctx, const bench_opts *o) {
   k50_data d;
   weft_job j = k50_job(ctx, &p, &d);
   for (unsigned r = 0; r < n * 10; r++) t[r] = time_weft(ctx, &j);
-  printf("%-28s %10s %10.3f ms  (one warp: launch overhead + a tiny run)\n", "repeated launch",
-         "", median(t, n * 10));
+  printf("%-28s %10s %10.3f ms  (one warp: launch overhead + a tiny run)\n", "repeated launch", "",
+         median(t, n * 10));
   free(t), free(whole);
   weft_kernel_release(j.k), weft_program_release(p);
 }
@@ -196,9 +198,16 @@ static result measure(const workload *wl, work *w, const char *policy, const ben
   time_c(wl, w), time_weft_run(wl, w);
   for (unsigned r = 0; r < o->runs; r++) c[r] = time_c(wl, w), v[r] = time_weft_run(wl, w);
   unsigned W = weft_context_options(w->ctx).warp;
-  result res = {"", wl->name, policy, median(c, o->runs), median(v, o->runs),
+  result res = {"",
+                wl->name,
+                policy,
+                median(c, o->runs),
+                median(v, o->runs),
                 (double)w->stats.lane_instrs / ((double)W * (double)w->stats.instr_execs),
-                w->stats.policy_calls, w->stats.round_trips, w->launches, w->stats.warps,
+                w->stats.policy_calls,
+                w->stats.round_trips,
+                w->launches,
+                w->stats.warps,
                 work_mismatches(w)};
   snprintf(res.title, sizeof res.title, "%s", w->title);
   free(c), free(v);
@@ -219,8 +228,8 @@ static void print_result(const result *r, int first) {
 static const char *const all_policies[] = {"stack", "mp", "mp-orec", "pc"};
 
 /* Runs one workload under each policy asked for, adding its rows to res. */
-static unsigned bench_workload(weft_context *ctx, cpool *p, const workload *wl,
-                               const bench_opts *o, result *res) {
+static unsigned bench_workload(weft_context *ctx, cpool *p, const workload *wl, const bench_opts *o,
+                               result *res) {
   work w = {.ctx = ctx, .pool = p, .quick = o->quick};
   wl->setup(&w);
   unsigned n = 0;
@@ -250,19 +259,22 @@ static void write_json(const char *path, const weft_options *wo, const bench_opt
                        const result *res, unsigned n) {
   FILE *f = fopen(path, "w");
   if (!f) exit((fprintf(stderr, "weft_bench: cannot write %s\n", path), 1));
-  fprintf(f, "{\"threads\": %u, \"warp\": %u, \"lanes\": %u, \"runs\": %u, \"quick\": %s,\n"
-             " \"split_order\": \"%s\", \"max_splits\": %u, \"reference_path\": %s,\n \"workloads\": [",
-          wo->threads, wo->warp, wo->lanes, o->runs, o->quick ? "true" : "false",
-          wo->split_order, wo->max_splits, wo->reference_path ? "true" : "false");
+  fprintf(
+      f,
+      "{\"threads\": %u, \"warp\": %u, \"lanes\": %u, \"runs\": %u, \"quick\": %s,\n"
+      " \"split_order\": \"%s\", \"max_splits\": %u, \"reference_path\": %s,\n \"workloads\": [",
+      wo->threads, wo->warp, wo->lanes, o->runs, o->quick ? "true" : "false", wo->split_order,
+      wo->max_splits, wo->reference_path ? "true" : "false");
   for (unsigned i = 0; i < n; i++)
-    fprintf(f, "%s\n  {\"name\": \"%s\", \"workload\": \"%s\", \"policy\": \"%s\", \"c_ms\": %.4f, "
-               "\"weft_ms\": %.4f, \"speedup\": %.4f, \"simd_efficiency\": %.4f, "
-               "\"policy_calls\": %llu, \"round_trips\": %llu, \"launches\": %llu, "
-               "\"warps\": %llu, "
-               "\"mismatches\": %zu}", i ? "," : "", res[i].name, res[i].title, res[i].policy,
-            res[i].c_ms, res[i].weft_ms, res[i].c_ms / res[i].weft_ms, res[i].simd,
-            (unsigned long long)res[i].policy_calls, (unsigned long long)res[i].round_trips,
-            (unsigned long long)res[i].launches,
+    fprintf(f,
+            "%s\n  {\"name\": \"%s\", \"workload\": \"%s\", \"policy\": \"%s\", \"c_ms\": %.4f, "
+            "\"weft_ms\": %.4f, \"speedup\": %.4f, \"simd_efficiency\": %.4f, "
+            "\"policy_calls\": %llu, \"round_trips\": %llu, \"launches\": %llu, "
+            "\"warps\": %llu, "
+            "\"mismatches\": %zu}",
+            i ? "," : "", res[i].name, res[i].title, res[i].policy, res[i].c_ms, res[i].weft_ms,
+            res[i].c_ms / res[i].weft_ms, res[i].simd, (unsigned long long)res[i].policy_calls,
+            (unsigned long long)res[i].round_trips, (unsigned long long)res[i].launches,
             (unsigned long long)res[i].warps, res[i].mismatches);
   fprintf(f, "\n ]}\n");
   if (fclose(f)) exit((fprintf(stderr, "weft_bench: cannot write %s\n", path), 1));
@@ -289,27 +301,28 @@ static size_t bench_suite(weft_context *ctx, const bench_opts *o) {
 
 static void usage(FILE *f) {
   fprintf(f,
-      "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
-      "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
-      "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
-      "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--reference-path]\n"
-      "                  [--help]\n"
-      "\n"
-      "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
-      "-march=native, on the same threads), alternately, --runs times each after a warm-up,\n"
-      "and prints the medians, their ratio (speedup: plain C ms / weft ms), weft's SIMD\n"
-      "efficiency, policy calls and round trips, and the 32-bit words in which weft's output differs from\n"
-      "plain C's; then the first launch of bench/k50.cl in new processes and contexts, and a\n"
-      "repeated launch of it. Exit status 1 when an output differs, 2 for a bad command line.\n"
-      "\n"
-      "  --threads N     weft's workers and the baselines' threads (default 2)\n"
-      "  --runs N        timed runs of each, after one warm-up (default 7)\n"
-      "  --warp W, --lanes G   as for weft run (default 32, and 16 with AVX-512, else 8)\n"
-      "  --policy P      the policy of every launch (default stack)\n"
-      "  --policies      each workload under stack, mp, mp-orec and pc, a row per policy\n"
-      "  --split-order, --max-splits   mp and mp-orec's options, as for weft run\n"
-      "  --only NAMES    only these, comma-separated:\n"
-      "                  launch");
+          "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
+          "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
+          "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
+          "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--reference-path]\n"
+          "                  [--help]\n"
+          "\n"
+          "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
+          "-march=native, on the same threads), alternately, --runs times each after a warm-up,\n"
+          "and prints the medians, their ratio (speedup: plain C ms / weft ms), weft's SIMD\n"
+          "efficiency, policy calls and round trips, and the 32-bit words in which weft's output "
+          "differs from\n"
+          "plain C's; then the first launch of bench/k50.cl in new processes and contexts, and a\n"
+          "repeated launch of it. Exit status 1 when an output differs, 2 for a bad command line.\n"
+          "\n"
+          "  --threads N     weft's workers and the baselines' threads (default 2)\n"
+          "  --runs N        timed runs of each, after one warm-up (default 7)\n"
+          "  --warp W, --lanes G   as for weft run (default 32, and 16 with AVX-512, else 8)\n"
+          "  --policy P      the policy of every launch (default stack)\n"
+          "  --policies      each workload under stack, mp, mp-orec and pc, a row per policy\n"
+          "  --split-order, --max-splits   mp and mp-orec's options, as for weft run\n"
+          "  --only NAMES    only these, comma-separated:\n"
+          "                  launch");
   for (unsigned i = 0, col = 24; i < num_workloads; i++) {
     const char *name = workloads[i].name;
     if (i && !strcmp(name, workloads[i - 1].name)) continue;
@@ -317,14 +330,15 @@ static void usage(FILE *f) {
     fprintf(f, wrap ? ",\n                  %s" : ", %s", name);
     col = wrap ? 18 + strlen(name) : col + strlen(name) + 2;
   }
-  fprintf(f, "\n"
-      "  --quick         small sizes: checks every workload in a few seconds; its times mean\n"
-      "                  nothing\n"
-      "  --json PATH     also writes the rows to PATH as JSON: the options, and per workload\n"
-      "                  and policy the times, speedup, SIMD efficiency, policy calls,\n"
-      "                  launches, warps and mismatches\n"
-      "  --reference-path  every policy decision returns to the runtime (as weft run\n"
-      "                  --reference-path): the round trips the generated code saves\n");
+  fprintf(f,
+          "\n"
+          "  --quick         small sizes: checks every workload in a few seconds; its times mean\n"
+          "                  nothing\n"
+          "  --json PATH     also writes the rows to PATH as JSON: the options, and per workload\n"
+          "                  and policy the times, speedup, SIMD efficiency, policy calls,\n"
+          "                  launches, warps and mismatches\n"
+          "  --reference-path  every policy decision returns to the runtime (as weft run\n"
+          "                  --reference-path): the round trips the generated code saves\n");
 }
 
 /* Options that take no value; returns 1 if argv[i] was one. */
@@ -367,16 +381,20 @@ int main(int argc, char **argv) {
   if (!parse(argc, argv, &o)) return usage(stderr), 2;
   weft_context *ctx;
   char why[256] = "bad options";
-  weft_options wo = {.threads = o.threads, .policy = o.policy, .warp = o.warp, .lanes = o.lanes,
-                     .split_order = o.split_order, .max_splits = o.max_splits,
+  weft_options wo = {.threads = o.threads,
+                     .policy = o.policy,
+                     .warp = o.warp,
+                     .lanes = o.lanes,
+                     .split_order = o.split_order,
+                     .max_splits = o.max_splits,
                      .reference_path = o.reference_path};
   if (weft_options_check(&wo, why, sizeof why) || weft_context_create(&wo, &ctx))
     return fprintf(stderr, "weft_bench: %s\n", why), 2;
   weft_options r = weft_context_options(ctx);
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s (split order %s, max splits %u), "
-         "median of %u runs%s%s\n\n", r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy,
-         r.split_order, r.max_splits, o.runs, o.quick ? ", quick sizes" : "",
-         o.reference_path ? ", reference path" : "");
+         "median of %u runs%s%s\n\n",
+         r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy, r.split_order, r.max_splits,
+         o.runs, o.quick ? ", quick sizes" : "", o.reference_path ? ", reference path" : "");
   size_t bad = bench_suite(ctx, &o);
   if (chosen(o.only, "launch")) {
     printf("\n");

@@ -164,8 +164,7 @@ static void nested_items(void *ctx, size_t b, size_t e) {
 }
 
 static void nested_setup(work *w) {
-  in_out_setup(w, WEFT_BENCH_KERNELS "/nested_loop.cl", "nested_loop",
-               size(w, 256 << 10, 4096));
+  in_out_setup(w, WEFT_BENCH_KERNELS "/nested_loop.cl", "nested_loop", size(w, 256 << 10, 4096));
   snprintf(w->title, sizeof w->title, "nested if/else x64, %zu%s", KM(w->n));
 }
 

@@ -54,9 +54,7 @@ static weft_status set_error_msg(weft_context *ctx, weft_status st, char *msg) {
   return st;
 }
 
-const char *weft_last_error(const weft_context *ctx) {
-  return ctx && ctx->error ? ctx->error : "";
-}
+const char *weft_last_error(const weft_context *ctx) { return ctx && ctx->error ? ctx->error : ""; }
 
 static int valid_width(unsigned w) { return w == 4 || w == 8 || w == 16 || w == 32 || w == 64; }
 
@@ -72,18 +70,26 @@ static int unknown_policy(const char *policy, char *why, size_t n) {
 /* Replaces o's zeros and NULLs by their values and checks the result; why says what is wrong. */
 static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (o->lanes && o->warp && o->lanes > o->warp)
-    return snprintf(why, n, "lane-group width G %u is wider than the warp width W %u (G must divide W)", o->lanes, o->warp), WEFT_ERROR_INVALID_VALUE;
+    return snprintf(why, n,
+                    "lane-group width G %u is wider than the warp width W %u (G must divide W)",
+                    o->lanes, o->warp),
+           WEFT_ERROR_INVALID_VALUE;
   if (!o->threads) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cpus > 0 ? (unsigned)cpus : 1;
   }
-  if (o->threads > 1024) return snprintf(why, n, "threads must be 1..1024, not %u", o->threads), WEFT_ERROR_INVALID_VALUE;
+  if (o->threads > 1024)
+    return snprintf(why, n, "threads must be 1..1024, not %u", o->threads),
+           WEFT_ERROR_INVALID_VALUE;
   if (!o->warp) o->warp = 32;
-  if (!valid_width(o->warp)) return snprintf(why, n, "warp width W must be 4, 8, 16, 32 or 64, not %u", o->warp), WEFT_ERROR_INVALID_VALUE;
+  if (!valid_width(o->warp))
+    return snprintf(why, n, "warp width W must be 4, 8, 16, 32 or 64, not %u", o->warp),
+           WEFT_ERROR_INVALID_VALUE;
   if (!o->lanes) o->lanes = avx512 ? 16 : 8;
   if (o->lanes > o->warp) o->lanes = o->warp;
   if (o->lanes != 4 && o->lanes != 8 && o->lanes != 16)
-    return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes), WEFT_ERROR_INVALID_VALUE;
+    return snprintf(why, n, "lane-group width G must be 4, 8 or 16, not %u", o->lanes),
+           WEFT_ERROR_INVALID_VALUE;
   if (!o->policy) o->policy = "stack";
   if (unknown_policy(o->policy, why, n)) return WEFT_ERROR_INVALID_VALUE;
   policy_config splits;
@@ -136,7 +142,8 @@ void weft_context_release(weft_context *ctx) {
 weft_status weft_context_set_policy(weft_context *ctx, const char *policy) {
   if (!ctx) return WEFT_ERROR_INVALID_VALUE;
   char why[256];
-  if (unknown_policy(policy, why, sizeof why)) return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "%s", why);
+  if (unknown_policy(policy, why, sizeof why))
+    return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "%s", why);
   snprintf(ctx->policy, sizeof ctx->policy, "%s", policy);
   return WEFT_SUCCESS;
 }
@@ -208,7 +215,8 @@ static pipeline_target target_of(weft_context *ctx) {
                            &ctx->programs_built};
 }
 
-static weft_status compile(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
+static weft_status compile(weft_context *ctx, const char *path, const char *source,
+                           const char *opts, weft_program **out) {
   char *file_text = source ? NULL : read_file(path);
   char *key = cache_key(path, source ? source : file_text, opts);
   weft_program *cached = cache_find(ctx, key);
@@ -235,23 +243,30 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   return set_error(ctx, WEFT_SUCCESS, "%s", "");
 }
 
-static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts, weft_program **out) {
-  if (!ctx || !path || !out) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name") : WEFT_ERROR_INVALID_VALUE;
+static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts,
+                         weft_program **out) {
+  if (!ctx || !path || !out)
+    return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name")
+               : WEFT_ERROR_INVALID_VALUE;
   *out = NULL;
   return compile(ctx, path, source, opts, out);
 }
 
-weft_status weft_program_build_file(weft_context *ctx, const char *path, const char *build_options, weft_program **out) {
+weft_status weft_program_build_file(weft_context *ctx, const char *path, const char *build_options,
+                                    weft_program **out) {
   return build(ctx, path, NULL, build_options, out);
 }
 
 weft_status weft_program_build_source(weft_context *ctx, const char *name, const char *source,
                                       const char *build_options, weft_program **out) {
-  if (!source) return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no source") : WEFT_ERROR_INVALID_VALUE;
+  if (!source)
+    return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no source") : WEFT_ERROR_INVALID_VALUE;
   return build(ctx, name ? name : "<source>", source, build_options, out);
 }
 
-const char *weft_program_build_log(const weft_program *p) { return p && p->built.log ? p->built.log : ""; }
+const char *weft_program_build_log(const weft_program *p) {
+  return p && p->built.log ? p->built.log : "";
+}
 
 const char *weft_program_kernel_name(const weft_program *p, unsigned index) {
   return p && index < p->built.nkernels ? p->built.kernels[index].info.name : NULL;
@@ -272,7 +287,8 @@ weft_status weft_kernel_create(weft_program *p, const char *name, weft_kernel **
     }
   char names[256] = "";
   for (unsigned i = 0; i < p->built.nkernels; i++)
-    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", p->built.kernels[i].info.name);
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+             p->built.kernels[i].info.name);
   return set_error(p->ctx, WEFT_ERROR_KERNEL_NOT_FOUND, "no kernel named '%s' (kernels: %s)",
                    name ? name : "(null)", p->built.nkernels ? names : "none");
 }
@@ -305,8 +321,11 @@ weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range,
     char *msg = NULL;
     pipeline_target t = target_of(ctx);
     weft_status st = pipeline_build_unaligned(&t, &k->program->built, &msg);
-    if (st) return set_error_msg(ctx, st, msg ? msg : strdup("weft: the build of the kernel "
-                                                                "for these work-groups failed"));
+    if (st)
+      return set_error_msg(ctx, st,
+                           msg ? msg
+                               : strdup("weft: the build of the kernel "
+                                        "for these work-groups failed"));
   }
   char err[512] = "";
   weft_status st = runtime_launch_traced(ctx->rt, k->k, ctx->policy, range, nargs, args, stats,

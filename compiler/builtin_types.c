@@ -17,10 +17,15 @@ enum { MAX_PARAMS = 8 };
 
 static LLVMTypeRef scalar_type(LLVMContextRef c, char code) {
   switch (code) {
-  case 'c': case 'a': case 'h': return LLVMInt8TypeInContext(c);
-  case 's': case 't': return LLVMInt16TypeInContext(c);
-  case 'i': case 'j': return LLVMInt32TypeInContext(c);
-  case 'l': case 'm': return LLVMInt64TypeInContext(c);
+  case 'c':
+  case 'a':
+  case 'h': return LLVMInt8TypeInContext(c);
+  case 's':
+  case 't': return LLVMInt16TypeInContext(c);
+  case 'i':
+  case 'j': return LLVMInt32TypeInContext(c);
+  case 'l':
+  case 'm': return LLVMInt64TypeInContext(c);
   case 'f': return LLVMFloatTypeInContext(c);
   case 'd': return LLVMDoubleTypeInContext(c);
   case 'D': return LLVMHalfTypeInContext(c);
@@ -41,7 +46,7 @@ static LLVMTypeRef converted(LLVMContextRef c, const char *to) {
     const char *name;
     char code;
   } types[] = {{"char", 'c'}, {"uchar", 'h'}, {"short", 's'}, {"ushort", 't'}, {"int", 'i'},
-               {"uint", 'j'},  {"long", 'l'},  {"ulong", 'm'}, {"float", 'f'},  {"double", 'd'}};
+               {"uint", 'j'}, {"long", 'l'},  {"ulong", 'm'}, {"float", 'f'},  {"double", 'd'}};
   size_t n = strcspn(to, "0123456789");
   int width = atoi(to + n);
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
@@ -53,8 +58,8 @@ static LLVMTypeRef converted(LLVMContextRef c, const char *to) {
 /* The vector type a builtin returns, from its name and parameters; NULL for the builtins that
  * return a scalar from vectors, or when it cannot tell. */
 static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_type *p, int n) {
-  static const char *const scalar_results[] = {"any", "all", "dot", "length", "distance",
-                                               "fast_length", "fast_distance", NULL};
+  static const char *const scalar_results[] = {"any",      "all",         "dot",           "length",
+                                               "distance", "fast_length", "fast_distance", NULL};
   for (const char *const *s = scalar_results; *s; s++)
     if (!strcmp(name, *s)) return NULL;
   const cl_type *v = NULL;
@@ -90,7 +95,8 @@ static void rewrite_calls(LLVMValueRef fn, LLVMValueRef to, LLVMBuilderRef b) {
     LLVMValueRef r = LLVMBuildCall2(b, nt, to, args, np, "");
     if (LLVMGetTypeKind(LLVMGetReturnType(ft)) != LLVMVoidTypeKind)
       LLVMReplaceAllUsesWith(call, LLVMGetReturnType(ft) == LLVMGetReturnType(nt)
-                                       ? r : LLVMBuildBitCast(b, r, LLVMGetReturnType(ft), ""));
+                                       ? r
+                                       : LLVMBuildBitCast(b, r, LLVMGetReturnType(ft), ""));
     LLVMInstructionEraseFromParent(call);
   }
 }

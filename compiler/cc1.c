@@ -60,7 +60,8 @@ typedef struct elf_view {
 /* The file offset of virtual address v, through the PT_LOAD segments; 0 when none holds it. */
 static size_t file_offset(const elf_view *v, Elf64_Addr addr) {
   for (int i = 0; i < v->nph; i++)
-    if (v->ph[i].p_type == PT_LOAD && addr >= v->ph[i].p_vaddr && addr - v->ph[i].p_vaddr < v->ph[i].p_filesz)
+    if (v->ph[i].p_type == PT_LOAD && addr >= v->ph[i].p_vaddr &&
+        addr - v->ph[i].p_vaddr < v->ph[i].p_filesz)
       return (size_t)(addr - v->ph[i].p_vaddr + v->ph[i].p_offset);
   return 0;
 }
@@ -75,17 +76,19 @@ static Elf64_Dyn *dyn_entry(const elf_view *v, Elf64_Sxword tag) {
  * without thread-local storage or copy relocations, which only the main program may have. */
 static int library_like(unsigned char *b, size_t len, elf_view *v) {
   Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
-  if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_machine != EM_X86_64 || eh->e_type != ET_DYN ||
+  if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 || eh->e_type != ET_DYN ||
       eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > len)
     return 0;
   *v = (elf_view){(Elf64_Phdr *)(b + eh->e_phoff), eh->e_phnum, NULL, NULL};
   for (int i = 0; i < v->nph; i++) {
     if (v->ph[i].p_type == PT_TLS) return 0;
     if (v->ph[i].p_type == PT_DYNAMIC && v->ph[i].p_offset + v->ph[i].p_filesz <= len)
-      v->dyn = (Elf64_Dyn *)(b + v->ph[i].p_offset), v->end = v->dyn + v->ph[i].p_filesz / sizeof *v->dyn;
+      v->dyn = (Elf64_Dyn *)(b + v->ph[i].p_offset),
+      v->end = v->dyn + v->ph[i].p_filesz / sizeof *v->dyn;
   }
-  Elf64_Dyn *rela = v->dyn ? dyn_entry(v, DT_RELA) : NULL, *size = v->dyn ? dyn_entry(v, DT_RELASZ) : NULL;
+  Elf64_Dyn *rela = v->dyn ? dyn_entry(v, DT_RELA) : NULL,
+            *size = v->dyn ? dyn_entry(v, DT_RELASZ) : NULL;
   size_t at = rela ? file_offset(v, rela->d_un.d_ptr) : 0, n = size ? size->d_un.d_val : 0;
   if (!v->dyn || (rela && !at) || at + n > len) return 0;
   for (Elf64_Rela *r = (Elf64_Rela *)(b + at); rela && n >= sizeof *r; r++, n -= sizeof *r)
@@ -145,7 +148,8 @@ static void load_clang(void) {
   size_t len;
   unsigned char *b = (unsigned char *)file_read(clang_exe, &len);
   int fd = b && find_resource_dir(prefix) == 0 && unpie(b, len, lib_dir) == 0
-               ? memfd_create("clang-cc1", MFD_CLOEXEC) : -1;
+               ? memfd_create("clang-cc1", MFD_CLOEXEC)
+               : -1;
   if (fd >= 0 && write(fd, b, len) == (ssize_t)len) {
     snprintf(fd_path, sizeof fd_path, "/proc/thread-self/fd/%d", fd);
     void *exe = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
@@ -160,17 +164,46 @@ static void load_clang(void) {
 /* What the clang-19 driver passes to cc1 for frontend.c's command line, less what depends on
  * the file and the directory (added per compile). test_frontend checks that both give the same
  * module. */
-static const char *const driver_args[] = {
-    "-triple", "x86_64-unknown-linux-gnu", "-emit-llvm-bc", "-emit-llvm-uselists",
-    "-clear-ast-before-backend", "-disable-llvm-verifier", "-discard-value-names",
-    "-mrelocation-model", "pic", "-pic-level", "2", "-pic-is-pie", "-mframe-pointer=all",
-    "-fmath-errno", "-ffp-contract=on", "-fno-rounding-math", "-mconstructor-aliases",
-    "-funwind-tables=2", "-target-cpu", "x86-64", "-tune-cpu", "generic",
-    "-debug-info-kind=line-tables-only", "-dwarf-version=5", "-debugger-tuning=gdb", "-O0",
-    "-Wno-psabi", "-ferror-limit", "19", "-cl-std=CL1.2", "-cl-kernel-arg-info",
-    "-finclude-default-header", "-fdeclare-opencl-builtins", "-fgnuc-version=4.2.1",
-    "-fno-threadsafe-statics", "-fskip-odr-check-in-gmf", "-ffake-address-space-map",
-    "-disable-O0-optnone", "-faddrsig", "-D__GCC_HAVE_DWARF2_CFI_ASM=1"};
+static const char *const driver_args[] = {"-triple",
+                                          "x86_64-unknown-linux-gnu",
+                                          "-emit-llvm-bc",
+                                          "-emit-llvm-uselists",
+                                          "-clear-ast-before-backend",
+                                          "-disable-llvm-verifier",
+                                          "-discard-value-names",
+                                          "-mrelocation-model",
+                                          "pic",
+                                          "-pic-level",
+                                          "2",
+                                          "-pic-is-pie",
+                                          "-mframe-pointer=all",
+                                          "-fmath-errno",
+                                          "-ffp-contract=on",
+                                          "-fno-rounding-math",
+                                          "-mconstructor-aliases",
+                                          "-funwind-tables=2",
+                                          "-target-cpu",
+                                          "x86-64",
+                                          "-tune-cpu",
+                                          "generic",
+                                          "-debug-info-kind=line-tables-only",
+                                          "-dwarf-version=5",
+                                          "-debugger-tuning=gdb",
+                                          "-O0",
+                                          "-Wno-psabi",
+                                          "-ferror-limit",
+                                          "19",
+                                          "-cl-std=CL1.2",
+                                          "-cl-kernel-arg-info",
+                                          "-finclude-default-header",
+                                          "-fdeclare-opencl-builtins",
+                                          "-fgnuc-version=4.2.1",
+                                          "-fno-threadsafe-statics",
+                                          "-fskip-odr-check-in-gmf",
+                                          "-ffake-address-space-map",
+                                          "-disable-O0-optnone",
+                                          "-faddrsig",
+                                          "-D__GCC_HAVE_DWARF2_CFI_ASM=1"};
 #define N_DRIVER_ARGS (sizeof driver_args / sizeof *driver_args)
 #define MAX_USER_ARGS 64
 
@@ -178,10 +211,15 @@ static const char *const driver_args[] = {
  * next, warnings, the OpenCL options that need no translation). Others go to a clang-19 process. */
 static int cc1_takes(const char *const *user, int n) {
   static const char *const prefixes[] = {"-D", "-U", "-I", "-W", "-cl-std="};
-  static const char *const whole[] = {"-w", "-cl-fast-relaxed-math", "-cl-mad-enable",
-                                      "-cl-finite-math-only", "-cl-no-signed-zeros",
-                                      "-cl-unsafe-math-optimizations", "-cl-opt-disable",
-                                      "-cl-single-precision-constant", "-cl-strict-aliasing",
+  static const char *const whole[] = {"-w",
+                                      "-cl-fast-relaxed-math",
+                                      "-cl-mad-enable",
+                                      "-cl-finite-math-only",
+                                      "-cl-no-signed-zeros",
+                                      "-cl-unsafe-math-optimizations",
+                                      "-cl-opt-disable",
+                                      "-cl-single-precision-constant",
+                                      "-cl-strict-aliasing",
                                       "-cl-kernel-arg-info"};
   int value_next = 0;
   for (int k = 0; k < n; k++) {

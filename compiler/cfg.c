@@ -93,7 +93,8 @@ unsigned cfg_instrs(LLVMBasicBlockRef bb) {
 
 unsigned cfg_fn_instrs(LLVMValueRef fn) {
   unsigned n = 0;
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) n += cfg_instrs(b);
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+    n += cfg_instrs(b);
   return n;
 }
 

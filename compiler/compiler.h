@@ -143,8 +143,8 @@ typedef struct cfg {
 
 cfg *cfg_build(weft_arena *a, LLVMValueRef fn);
 int cfg_pc_of(const cfg *g, LLVMBasicBlockRef bb); /* -1 when unreachable */
-unsigned cfg_instrs(LLVMBasicBlockRef bb);         /* instructions in a block, its terminator too */
-unsigned cfg_fn_instrs(LLVMValueRef fn);           /* instructions in all of a function's blocks */
+unsigned cfg_instrs(LLVMBasicBlockRef bb); /* instructions in a block, its terminator too */
+unsigned cfg_fn_instrs(LLVMValueRef fn); /* instructions in all of a function's blocks */
 int cfg_is_branch(const cfg_block *b); /* conditional branch or switch with 2+ distinct targets */
 
 /* --- postdom.c: immediate post-dominators (Cooper, Harvey, Kennedy on the reversed CFG) --- */
@@ -188,7 +188,7 @@ typedef struct value_fact {
   int64_t stride; /* AFFINE: per-lane step, in bytes for pointers, in units otherwise */
 } value_fact;
 typedef struct divergence {
-  ptrmap facts;        /* instruction -> value_fact; absent means UNIFORM (constants, args) */
+  ptrmap facts; /* instruction -> value_fact; absent means UNIFORM (constants, args) */
   char *varying_branch; /* per PC: the block's branch or switch condition is varying */
 } divergence;
 divergence *divergence_compute(weft_arena *a, const cfg *g);
@@ -197,14 +197,28 @@ void divergence_print(FILE *f, const cfg *g, const divergence *d);
 
 /* --- builtins.c: what a call to an OpenCL builtin is --- */
 typedef enum builtin_kind {
-  BI_NONE, BI_GLOBAL_ID, BI_LOCAL_ID, BI_GROUP_ID, BI_LOCAL_SIZE, BI_GLOBAL_SIZE,
-  BI_NUM_GROUPS, BI_GLOBAL_OFFSET, BI_WORK_DIM, BI_BARRIER, BI_FENCE, BI_MATH, BI_INTEGER,
-  BI_ATOMIC, BI_PRINTF, BI_SUB_GROUP, BI_UNSUPPORTED
+  BI_NONE,
+  BI_GLOBAL_ID,
+  BI_LOCAL_ID,
+  BI_GROUP_ID,
+  BI_LOCAL_SIZE,
+  BI_GLOBAL_SIZE,
+  BI_NUM_GROUPS,
+  BI_GLOBAL_OFFSET,
+  BI_WORK_DIM,
+  BI_BARRIER,
+  BI_FENCE,
+  BI_MATH,
+  BI_INTEGER,
+  BI_ATOMIC,
+  BI_PRINTF,
+  BI_SUB_GROUP,
+  BI_UNSUPPORTED
 } builtin_kind;
 typedef struct builtin {
   builtin_kind kind;
-  char name[32];   /* the OpenCL name, e.g. "exp", "atomic_add" */
-  char arg0;       /* Itanium code of the first parameter's scalar type: 'i', 'j', 'f', ... */
+  char name[32]; /* the OpenCL name, e.g. "exp", "atomic_add" */
+  char arg0; /* Itanium code of the first parameter's scalar type: 'i', 'j', 'f', ... */
 } builtin;
 builtin builtin_of_call(LLVMValueRef call);
 /* A parameter's type as the mangled name gives it: Itanium code of the scalar ('f', 'i', 'j',
@@ -219,9 +233,9 @@ int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
 int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
 
 /* --- expand_builtins.c: vloadN/vstoreN, the half loads and stores, conversions, select,
- * any/all, isless and the other comparisons, isnan/isinf/isfinite/signbit, rotate, add_sat/sub_sat, hadd/rhadd, upsample,
- * mad_sat and work-item queries of a dimension chosen at run time become the plain IR they
- * mean (before canonicalising) --- */
+ * any/all, isless and the other comparisons, isnan/isinf/isfinite/signbit, rotate,
+ * add_sat/sub_sat, hadd/rhadd, upsample, mad_sat and work-item queries of a dimension chosen
+ * at run time become the plain IR they mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);
 /* --- expand_printf.c: printf's vector conversions become one per element, and no call of
  * printf becomes puts or putchar in the pipeline (before canonicalising) --- */
@@ -230,8 +244,11 @@ void expand_printf(LLVMModuleRef m);
 int printf_vector_left(LLVMValueRef call);
 /* --- expand_convert.c: OpenCL's conversions, saturating and in every rounding mode --- */
 typedef enum ir_rounding { /* in the order of the suffixes: "", _rte, _rtz, _rtp, _rtn */
-  ROUND_DEFAULT, /* toward zero to an integer, else to nearest even */
-  ROUND_NEAREST, ROUND_TO_ZERO, ROUND_UP, ROUND_DOWN
+                           ROUND_DEFAULT, /* toward zero to an integer, else to nearest even */
+                           ROUND_NEAREST,
+                           ROUND_TO_ZERO,
+                           ROUND_UP,
+                           ROUND_DOWN
 } ir_rounding;
 /* x (of unsigned integers when x_unsigned) converted to type `to` (to_unsigned likewise), as
  * convert_<to>[_sat][_rtX] does; saturate only counts for an integer `to`. */
@@ -304,7 +321,7 @@ typedef weft_status jit_unit_fn(void *arg, jit_unit *u, char **err);
  * its own (units 1..nunits-1, on threads). */
 weft_status jit_unit_module(jit_unit *u, LLVMModuleRef *m, int *index, int *nunits, char **err);
 weft_status jit_unit_optimise(jit_unit *u, char **err); /* once lowered; verifies it first */
-weft_status jit_unit_codegen(jit_unit *u, char **err);  /* an object file for the JIT */
+weft_status jit_unit_codegen(jit_unit *u, char **err); /* an object file for the JIT */
 /* Compiles the front end's module m in compile units, one per CPU up to JIT_UNITS_MAX when
  * `size` (its kernels' instructions) pays for them, each by `compile`, into the JIT under a new
  * tracker, which frees the code again (jit_remove). m stays the caller's; bitcode is m as
@@ -329,7 +346,7 @@ typedef struct jit_thread {
   pthread_t tid;
   pthread_mutex_t lock;
   pthread_cond_t cond; /* a job handed over, a job done, quit */
-  jit_job *job;        /* NULL: idle */
+  jit_job *job; /* NULL: idle */
   void *arg;
   int quit, started;
 } jit_thread;
@@ -347,7 +364,7 @@ typedef struct program_code {
   char *log; /* the front end's diagnostics */
   unsigned nkernels;
   lowered_kernel *kernels; /* their function pointers set to the code below */
-  LLVMOrcResourceTrackerRef code;           /* for x-aligned work-groups (rt_x_aligned) */
+  LLVMOrcResourceTrackerRef code; /* for x-aligned work-groups (rt_x_aligned) */
   LLVMOrcResourceTrackerRef code_unaligned; /* for the others, built when a launch needs it */
   /* The front end's module as bitcode, from which code_unaligned is built, into its own code. */
   LLVMMemoryBufferRef front_end;

@@ -76,7 +76,8 @@ static value_fact affine_binop(const divergence *d, LLVMValueRef inst, LLVMOpcod
       return varying();
     return (value_fact){AFFINE, stride};
   }
-  case LLVMAShr: case LLVMLShr: { /* exact when every lane has the same low bits */
+  case LLVMAShr:
+  case LLVMLShr: { /* exact when every lane has the same low bits */
     int64_t c = const_int(LLVMGetOperand(inst, 1), &ok);
     if (!ok || x.shape != AFFINE || c < 0 || c > 62 || x.stride % ((int64_t)1 << c))
       return varying();
@@ -107,8 +108,8 @@ static value_fact gep_fact(const divergence *d, LLVMValueRef gep) {
   if (base.shape == VARYING) return varying();
   int64_t stride = base.shape == AFFINE ? base.stride : 0;
   int any = base.shape == AFFINE;
-  LLVMTargetDataRef td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(
-      LLVMGetBasicBlockParent(LLVMGetInstructionParent(gep))));
+  LLVMTargetDataRef td = LLVMGetModuleDataLayout(
+      LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(gep))));
   LLVMTypeRef t = LLVMGetGEPSourceElementType(gep);
   for (int i = 1; i < LLVMGetNumOperands(gep); i++) {
     value_fact f = divergence_of(d, LLVMGetOperand(gep, i));
@@ -136,7 +137,8 @@ static value_fact call_fact(const divergence *d, LLVMValueRef call) {
     int64_t dim = const_int(LLVMGetOperand(call, 0), &ok);
     return ok && dim >= 0 && dim < 3 ? (value_fact){AFFINE, dim == 0} : varying();
   }
-  case BI_ATOMIC: case BI_PRINTF: return varying(); /* one call per lane */
+  case BI_ATOMIC:
+  case BI_PRINTF: return varying(); /* one call per lane */
   case BI_SUB_GROUP: /* one value per warp, but for the lane's index and scans */
     if (!strcmp(b.name, "get_sub_group_local_id")) return (value_fact){AFFINE, 1};
     return strncmp(b.name, "sub_group_scan_", 15) ? (value_fact){UNIFORM, 0} : varying();
@@ -177,22 +179,32 @@ static value_fact inst_fact(const dv_state *s, LLVMValueRef inst) {
   const divergence *d = s->d;
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   switch (op) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAShr: case LLVMLShr:
-    return affine_binop(d, inst, op);
-  case LLVMAnd: case LLVMOr: return bitwise_fact(d, inst, op);
-  case LLVMSExt: case LLVMZExt: case LLVMTrunc: case LLVMFreeze:
-  case LLVMAddrSpaceCast: case LLVMBitCast:
-    return divergence_of(d, LLVMGetOperand(inst, 0));
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMShl:
+  case LLVMAShr:
+  case LLVMLShr: return affine_binop(d, inst, op);
+  case LLVMAnd:
+  case LLVMOr: return bitwise_fact(d, inst, op);
+  case LLVMSExt:
+  case LLVMZExt:
+  case LLVMTrunc:
+  case LLVMFreeze:
+  case LLVMAddrSpaceCast:
+  case LLVMBitCast: return divergence_of(d, LLVMGetOperand(inst, 0));
   case LLVMGetElementPtr: return gep_fact(d, inst);
   case LLVMCall: return call_fact(d, inst);
   case LLVMAlloca: {
-    LLVMTargetDataRef td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(
-        LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst))));
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(
+        LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst))));
     return (value_fact){AFFINE, (int64_t)LLVMABISizeOfType(td, LLVMGetAllocatedType(inst))};
   }
-  case LLVMAtomicRMW: case LLVMAtomicCmpXchg: return varying();
-  case LLVMLoad: return divergence_of(d, LLVMGetOperand(inst, 0)).shape == UNIFORM
-                            ? (value_fact){UNIFORM, 0} : varying();
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg: return varying();
+  case LLVMLoad:
+    return divergence_of(d, LLVMGetOperand(inst, 0)).shape == UNIFORM ? (value_fact){UNIFORM, 0}
+                                                                      : varying();
   case LLVMPHI: return phi_fact(s, inst);
   default: return join_operands(d, inst);
   }
@@ -226,7 +238,8 @@ static void region_of(const cfg *g, int dpc, unsigned char *region, int *stack) 
 static void control_rules(dv_state *s, int dpc, const unsigned char *region) {
   const cfg *g = s->g;
   for (int pc = 0; pc < g->nblocks; pc++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i)) {
+    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[pc].bb); i;
+         i = LLVMGetNextInstruction(i)) {
       if (LLVMIsAPHINode(i)) {
         int join = region[pc] == 255;
         for (unsigned k = 0; !region[pc] && k < LLVMCountIncoming(i); k++) {
@@ -245,7 +258,8 @@ static void control_rules(dv_state *s, int dpc, const unsigned char *region) {
 
 static void flow_facts(dv_state *s) {
   for (int pc = 0; pc < s->g->nblocks; pc++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(s->g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->g->blocks[pc].bb); i;
+         i = LLVMGetNextInstruction(i))
       if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) set_fact(s, i, inst_fact(s, i));
 }
 
@@ -277,7 +291,8 @@ void divergence_print(FILE *f, const cfg *g, const divergence *d) {
   static const char *names[] = {"uniform", "affine", "varying"};
   for (int pc = 0; pc < g->nblocks; pc++) {
     fprintf(f, "B%d%s\n", pc, d->varying_branch[pc] ? "  (varying branch)" : "");
-    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[pc].bb); i; i = LLVMGetNextInstruction(i)) {
+    for (LLVMValueRef i = LLVMGetFirstInstruction(g->blocks[pc].bb); i;
+         i = LLVMGetNextInstruction(i)) {
       if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVoidTypeKind) continue;
       value_fact v = divergence_of(d, i);
       char *text = LLVMPrintValueToString(i);

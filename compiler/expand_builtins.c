@@ -118,7 +118,8 @@ static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef 
 static LLVMValueRef fp_class(const expander *x, const char *name) {
   LLVMValueRef v = arg(x, 0), c;
   LLVMTypeRef t = LLVMTypeOf(v);
-  LLVMValueRef magnitude = intrinsic(x, "llvm.fabs", &v, 1), inf = ir_const_real(t, __builtin_inf());
+  LLVMValueRef magnitude = intrinsic(x, "llvm.fabs", &v, 1),
+               inf = ir_const_real(t, __builtin_inf());
   if (!strcmp(name, "isnan")) c = LLVMBuildFCmp(x->b, LLVMRealUNO, v, v, "");
   else if (!strcmp(name, "isinf")) c = LLVMBuildFCmp(x->b, LLVMRealOEQ, magnitude, inf, "");
   else if (!strcmp(name, "isfinite")) c = LLVMBuildFCmp(x->b, LLVMRealOLT, magnitude, inf, "");
@@ -135,8 +136,8 @@ static LLVMValueRef half_add(const expander *x, int round) {
   LLVMValueRef a = arg(x, 0), b = arg(x, 1);
   LLVMTypeRef t = LLVMTypeOf(a);
   LLVMValueRef one = ir_const_int(t, 1);
-  LLVMValueRef (*shift)(LLVMBuilderRef, LLVMValueRef, LLVMValueRef, const char *) =
-      builtin_unsigned(&x->bi) ? LLVMBuildLShr : LLVMBuildAShr;
+  LLVMValueRef (*shift)(LLVMBuilderRef, LLVMValueRef, LLVMValueRef,
+                        const char *) = builtin_unsigned(&x->bi) ? LLVMBuildLShr : LLVMBuildAShr;
   LLVMValueRef halves = LLVMBuildAdd(x->b, shift(x->b, a, one, ""), shift(x->b, b, one, ""), "");
   LLVMValueRef low = round ? LLVMBuildOr(x->b, a, b, "") : LLVMBuildAnd(x->b, a, b, "");
   return LLVMBuildAdd(x->b, halves, LLVMBuildAnd(x->b, low, one, ""), "");
@@ -180,9 +181,9 @@ static const struct {
   const char *name;
   LLVMRealPredicate pred;
 } comparisons[] = {
-    {"isequal", LLVMRealOEQ},      {"isnotequal", LLVMRealUNE}, {"isgreater", LLVMRealOGT},
-    {"isgreaterequal", LLVMRealOGE}, {"isless", LLVMRealOLT},   {"islessequal", LLVMRealOLE},
-    {"islessgreater", LLVMRealONE}, {"isordered", LLVMRealORD}, {"isunordered", LLVMRealUNO},
+    {"isequal", LLVMRealOEQ},        {"isnotequal", LLVMRealUNE}, {"isgreater", LLVMRealOGT},
+    {"isgreaterequal", LLVMRealOGE}, {"isless", LLVMRealOLT},     {"islessequal", LLVMRealOLE},
+    {"islessgreater", LLVMRealONE},  {"isordered", LLVMRealORD},  {"isunordered", LLVMRealUNO},
 };
 
 /* fract(x, p): x - floor(x), below 1 (a tiny negative x would round up to it), and floor(x)
@@ -238,12 +239,14 @@ static LLVMValueRef next_after(const expander *x) {
                                     LLVMBuildFCmp(b, LLVMRealOGT, v, zero, ""), "");
   LLVMValueRef step = LLVMBuildSelect(b, away, ir_const_int(it, 1), LLVMConstAllOnes(it), "");
   LLVMValueRef r = LLVMBuildBitCast(b, LLVMBuildAdd(b, bits, step, ""), t, "");
-  LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildBitCast(b, y, it, ""),
-                                   LLVMBuildShl(b, ir_const_int(it, 1), ir_const_int(it, ir_scalar_bits(t) - 1), ""), "");
+  LLVMValueRef sign = LLVMBuildAnd(
+      b, LLVMBuildBitCast(b, y, it, ""),
+      LLVMBuildShl(b, ir_const_int(it, 1), ir_const_int(it, ir_scalar_bits(t) - 1), ""), "");
   LLVMValueRef tiny = LLVMBuildBitCast(b, LLVMBuildOr(b, sign, ir_const_int(it, 1), ""), t, "");
   r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, v, zero, ""), tiny, r, "");
   r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, v, y, ""), y, r, "");
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, v, y, ""), LLVMBuildFAdd(b, v, y, ""), r, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, v, y, ""), LLVMBuildFAdd(b, v, y, ""), r,
+                         "");
 }
 
 /* name is `prefix` and a vector width: vload4, vstore16, ... */

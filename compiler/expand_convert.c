@@ -71,8 +71,8 @@ static LLVMValueRef float_to_float(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef
 
 /* An integer of N bits becomes a float that may be 2^N (unsigned) or 2^(N-1) (signed), out of
  * the integer's range: that result is above it; any other converts back exactly. */
-static LLVMValueRef int_to_float(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned,
-                                 LLVMTypeRef to, ir_rounding mode) {
+static LLVMValueRef int_to_float(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned, LLVMTypeRef to,
+                                 ir_rounding mode) {
   LLVMValueRef r = x_unsigned ? LLVMBuildUIToFP(b, x, to, "") : LLVMBuildSIToFP(b, x, to, "");
   unsigned n = ir_scalar_bits(LLVMTypeOf(x));
   if (!directed(mode) || n - (unsigned)!x_unsigned <= precision(to)) return r;
@@ -95,8 +95,10 @@ static unsigned long long max_of(unsigned bits, int is_unsigned) {
 
 static LLVMValueRef float_to_int(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, LLVMTypeRef to,
                                  int to_unsigned, int saturate, ir_rounding mode) {
-  const char *round = mode == ROUND_NEAREST ? "llvm.rint" : mode == ROUND_UP ? "llvm.ceil"
-                      : mode == ROUND_DOWN  ? "llvm.floor" : NULL;
+  const char *round = mode == ROUND_NEAREST ? "llvm.rint"
+                      : mode == ROUND_UP    ? "llvm.ceil"
+                      : mode == ROUND_DOWN  ? "llvm.floor"
+                                            : NULL;
   if (round) x = ir_intrinsic(b, m, round, (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
   LLVMValueRef r = to_unsigned ? LLVMBuildFPToUI(b, x, to, "") : LLVMBuildFPToSI(b, x, to, "");
   if (!saturate) return r;
@@ -140,8 +142,9 @@ LLVMValueRef ir_convert(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x
   unsigned from = ir_scalar_bits(LLVMTypeOf(x)), bits = ir_scalar_bits(to);
   if (saturate) x = clamp_to(b, m, x, x_unsigned, bits, to_unsigned);
   if (from == bits) return x;
-  return from > bits ? LLVMBuildTrunc(b, x, to, "")
-         : x_unsigned ? LLVMBuildZExt(b, x, to, "") : LLVMBuildSExt(b, x, to, "");
+  return from > bits  ? LLVMBuildTrunc(b, x, to, "")
+         : x_unsigned ? LLVMBuildZExt(b, x, to, "")
+                      : LLVMBuildSExt(b, x, to, "");
 }
 
 int ir_conversion_modifiers(const char *s, int *saturate, ir_rounding *mode) {

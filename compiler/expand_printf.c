@@ -58,22 +58,26 @@ static LLVMTypeRef element_type(LLVMContextRef ctx, const conversion *c) {
   unsigned bits = mod == 2 && !strncmp(c->length, "hh", 2)   ? 8
                   : mod == 1 && *c->length == 'h'            ? 16
                   : mod == 2 && !strncmp(c->length, "hl", 2) ? 32
-                  : mod == 1 && *c->length == 'l'            ? 64 : 0;
+                  : mod == 1 && *c->length == 'l'            ? 64
+                                                             : 0;
   if (!bits) return NULL;
   if (strchr("diouxXc", *c->end)) return LLVMIntTypeInContext(ctx, bits);
   if (!strchr("fFeEgGaA", *c->end) || bits == 8) return NULL;
-  return bits == 16 ? LLVMHalfTypeInContext(ctx) : bits == 32 ? LLVMFloatTypeInContext(ctx)
-                                                             : LLVMDoubleTypeInContext(ctx);
+  return bits == 16   ? LLVMHalfTypeInContext(ctx)
+         : bits == 32 ? LLVMFloatTypeInContext(ctx)
+                      : LLVMDoubleTypeInContext(ctx);
 }
 
 /* Argument i of call as a vector of conversion c's elements, at least c->width of them, as
  * clang passed it: a vector, a vector in memory (byval, int8), or a scalar of the same bits
  * (the x86-64 ABI's double for float2, i16 for char2). NULL when it is none of these. */
-static LLVMValueRef vector_arg(LLVMBuilderRef b, LLVMValueRef call, unsigned i, const conversion *c) {
+static LLVMValueRef vector_arg(LLVMBuilderRef b, LLVMValueRef call, unsigned i,
+                               const conversion *c) {
   LLVMValueRef a = LLVMGetOperand(call, i);
   LLVMTypeRef t = LLVMTypeOf(a), e = element_type(LLVMGetTypeContext(t), c);
   if (!e) return NULL;
-  LLVMAttributeRef byval = LLVMGetCallSiteEnumAttribute(call, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
+  LLVMAttributeRef byval = LLVMGetCallSiteEnumAttribute(
+      call, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
   if (byval) t = LLVMGetTypeAttributeValue(byval);
   if (LLVMGetTypeKind(t) == LLVMPointerTypeKind || LLVMGetTypeKind(t) == LLVMStructTypeKind)
     return NULL;

@@ -22,7 +22,10 @@ char *file_read_fd(int fd, size_t *len) {
       buf = grown;
     }
     r = read(fd, buf + n, cap - n - 1);
-    if (r < 0 && errno == EINTR) { r = 0; continue; }
+    if (r < 0 && errno == EINTR) {
+      r = 0;
+      continue;
+    }
     if (r <= 0) {
       *len = n;
       buf[n] = 0;
@@ -47,7 +50,8 @@ char *file_read(const char *path, size_t *len) {
 int file_text_fd(const char *text) {
   int fd = memfd_create("kernel-source", MFD_CLOEXEC);
   size_t n = strlen(text);
-  if (fd >= 0 && (write(fd, text, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0)) close(fd), fd = -1;
+  if (fd >= 0 && (write(fd, text, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0))
+    close(fd), fd = -1;
   return fd;
 }
 

@@ -25,11 +25,13 @@
 
 extern char **environ;
 
-#define CANON_CFG "simplifycfg<no-speculate-blocks;no-hoist-common-insts;no-sink-common-insts;" \
-                  "keep-loops;no-switch-to-lookup;bonus-inst-threshold=0>"
+#define CANON_CFG                                                               \
+  "simplifycfg<no-speculate-blocks;no-hoist-common-insts;no-sink-common-insts;" \
+  "keep-loops;no-switch-to-lookup;bonus-inst-threshold=0>"
 static const char canonical_pipeline[] =
     "always-inline,globaldce,function(sroa,early-cse," CANON_CFG ",instcombine<no-verify-fixpoint>,"
-    "gvn," CANON_CFG ",loop-mssa(licm),instcombine<no-verify-fixpoint>," CANON_CFG ",jump-threading,loop-rotate," CANON_CFG ",adce)";
+    "gvn," CANON_CFG ",loop-mssa(licm),instcombine<no-verify-fixpoint>," CANON_CFG
+    ",jump-threading,loop-rotate," CANON_CFG ",adce)";
 
 int frontend_is_kernel(LLVMValueRef fn) {
   return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == 76; /* spir_kernel */
@@ -54,11 +56,25 @@ static weft_status run_clang_process(const char *input, int in_fd, const char *o
                                      const frontend_idle *idle, char **bitcode, size_t *len,
                                      char **log) {
   char *opts = strdup(options ? options : "");
-  const char *argv[64] = {clang_path(), "-x", "cl", "-cl-std=CL1.2",
-                          "-target", "x86_64-unknown-linux-gnu", "-Xclang", "-ffake-address-space-map",
-                          "-O0", "-Xclang", "-disable-O0-optnone", "-gline-tables-only",
-                          "-fno-color-diagnostics", "-cl-kernel-arg-info", "-Wno-psabi", "-emit-llvm",
-                          "-c", "-o", "-"};
+  const char *argv[64] = {clang_path(),
+                          "-x",
+                          "cl",
+                          "-cl-std=CL1.2",
+                          "-target",
+                          "x86_64-unknown-linux-gnu",
+                          "-Xclang",
+                          "-ffake-address-space-map",
+                          "-O0",
+                          "-Xclang",
+                          "-disable-O0-optnone",
+                          "-gline-tables-only",
+                          "-fno-color-diagnostics",
+                          "-cl-kernel-arg-info",
+                          "-Wno-psabi",
+                          "-emit-llvm",
+                          "-c",
+                          "-o",
+                          "-"};
   int argc = 0, out[2] = {-1, -1}, err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
   while (argv[argc]) argc++;
   int users = opts ? file_split_options(opts, argv + argc, 62 - argc) : -1;
@@ -125,7 +141,8 @@ static weft_status run_clang(const char *path, const char *source, const char *o
 
 static void set_fn_attr(LLVMContextRef c, LLVMValueRef fn, const char *name, int on) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-  if (on) LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, 0));
+  if (on)
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, 0));
   else LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
 }
 
@@ -171,7 +188,8 @@ static void private_struct_params(LLVMModuleRef m) {
       unsigned align = LLVMABIAlignmentOfType(td, t);
       LLVMSetAlignment(copy, align);
       LLVMReplaceAllUsesWith(p, copy);
-      LLVMBuildMemCpy(b, copy, align, p, 1, LLVMConstInt(LLVMInt64TypeInContext(c), LLVMABISizeOfType(td, t), 0));
+      LLVMBuildMemCpy(b, copy, align, p, 1,
+                      LLVMConstInt(LLVMInt64TypeInContext(c), LLVMABISizeOfType(td, t), 0));
     }
   LLVMDisposeBuilder(b);
 }

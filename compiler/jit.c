@@ -89,8 +89,8 @@ weft_status jit_create(weft_jit **out, char **err) {
     jit_release(j);
     return WEFT_ERROR_JIT;
   }
-  j->tm = LLVMCreateTargetMachine(j->target, j->triple, j->cpu, j->features, LLVMCodeGenLevelAggressive,
-                                  LLVMRelocPIC, LLVMCodeModelSmall);
+  j->tm = LLVMCreateTargetMachine(j->target, j->triple, j->cpu, j->features,
+                                  LLVMCodeGenLevelAggressive, LLVMRelocPIC, LLVMCodeModelSmall);
   LLVMOrcJITTargetMachineBuilderRef jtmb;
   LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
   if (e) return jit_release(j), take_error(e, "cannot detect the host", err);
@@ -137,7 +137,8 @@ static weft_status prepare(weft_jit *j, LLVMModuleRef m, char **err) {
   LLVMStripModuleDebugInfo(m);
   char *msg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
-    if (asprintf(err, "weft: internal error: generated code does not verify: %.2000s", msg) < 0) *err = NULL;
+    if (asprintf(err, "weft: internal error: generated code does not verify: %.2000s", msg) < 0)
+      *err = NULL;
     LLVMDisposeMessage(msg);
     return WEFT_ERROR_JIT;
   }
@@ -176,13 +177,15 @@ static weft_status unit_error(char **err, weft_status st, const char *msg) {
 }
 
 static weft_status read_back(unit *u, char **err) {
-  if (!u->bitcode) return unit_error(err, WEFT_ERROR_OUT_OF_MEMORY, "weft: out of memory for a compile unit");
+  if (!u->bitcode)
+    return unit_error(err, WEFT_ERROR_OUT_OF_MEMORY, "weft: out of memory for a compile unit");
   u->c = LLVMContextCreate();
   LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
       LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
   int bad = LLVMParseBitcodeInContext2(u->c, b, &u->m);
   LLVMDisposeMemoryBuffer(b);
-  return bad ? unit_error(err, WEFT_ERROR_JIT, "weft: internal error: a compile unit does not read back")
+  return bad ? unit_error(err, WEFT_ERROR_JIT,
+                          "weft: internal error: a compile unit does not read back")
              : WEFT_SUCCESS;
 }
 
@@ -301,7 +304,9 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
   if (!st && u->status) st = u->status, *err = u->error, u->error = NULL;
   if (!st && u->nfns) debug_dump(DEBUG_OPTIMIZED, u->m);
   if (debug_wants(DEBUG_TIME) && u->nfns)
-    fprintf(stderr, "weft:   unit %d: %d functions, %u instructions: lowering %.2f ms, optimisation %.2f ms, code gen %.2f ms\n",
+    fprintf(stderr,
+            "weft:   unit %d: %d functions, %u instructions: lowering %.2f ms, optimisation %.2f "
+            "ms, code gen %.2f ms\n",
             u->index, u->nfns, u->size, u->ms[0], u->ms[1], u->ms[2]);
   if (!st && u->object) {
     LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, tracker, u->object);
@@ -321,7 +326,8 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcod
   int n = units_for(size);
   unit u[JIT_UNITS_MAX] = {{0}};
   for (int k = 0; k < n; k++)
-    u[k] = (unit){.j = j, .index = k, .nunits = n, .compile = compile, .arg = arg, .bitcode = bitcode};
+    u[k] =
+        (unit){.j = j, .index = k, .nunits = n, .compile = compile, .arg = arg, .bitcode = bitcode};
   u[0].m = m;
   run_units(j, u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
@@ -339,10 +345,11 @@ static void build_warm_up(LLVMModuleRef m, unsigned G) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   LLVMTypeRef f32 = LLVMFloatTypeInContext(c), i32 = LLVMInt32TypeInContext(c),
               i64 = LLVMInt64TypeInContext(c), ptr = LLVMPointerTypeInContext(c, 0),
-              vf = LLVMVectorType(f32, G), vi = LLVMVectorType(i32, G),
-              vp = LLVMVectorType(ptr, G), vm = LLVMVectorType(LLVMInt1TypeInContext(c), G);
+              vf = LLVMVectorType(f32, G), vi = LLVMVectorType(i32, G), vp = LLVMVectorType(ptr, G),
+              vm = LLVMVectorType(LLVMInt1TypeInContext(c), G);
   LLVMTypeRef params[] = {ptr, ptr, i64, i32};
-  LLVMValueRef fn = LLVMAddFunction(m, "warm_up", LLVMFunctionType(LLVMVoidTypeInContext(c), params, 4, 0));
+  LLVMValueRef fn = LLVMAddFunction(m, "warm_up",
+                                    LLVMFunctionType(LLVMVoidTypeInContext(c), params, 4, 0));
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(c, "min-legal-vector-width", 22, "512", 3));
   char mvec[32];
@@ -354,30 +361,36 @@ static void build_warm_up(LLVMModuleRef m, unsigned G) {
                     done = LLVMAppendBasicBlockInContext(c, fn, "");
   LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef p = LLVMGetParam(fn, 0), q = LLVMGetParam(fn, 1);
-  LLVMValueRef mask = LLVMBuildBitCast(b, LLVMBuildTrunc(b, LLVMGetParam(fn, 2), LLVMIntTypeInContext(c, G), ""), vm, "");
+  LLVMValueRef mask = LLVMBuildBitCast(
+      b, LLVMBuildTrunc(b, LLVMGetParam(fn, 2), LLVMIntTypeInContext(c, G), ""), vm, "");
   LLVMValueRef zero = LLVMConstNull(vf), align = LLVMConstInt(i32, 4, 0);
   LLVMBuildBr(b, loop);
   LLVMPositionBuilderAtEnd(b, loop);
   LLVMValueRef i = LLVMBuildPhi(b, i32, ""), acc = LLVMBuildPhi(b, vf, "");
-  LLVMValueRef at = LLVMBuildGEP2(b, f32, p, (LLVMValueRef[]){LLVMBuildMul(b, i, LLVMConstInt(i32, G, 0), "")}, 1, "");
+  LLVMValueRef at = LLVMBuildGEP2(
+      b, f32, p, (LLVMValueRef[]){LLVMBuildMul(b, i, LLVMConstInt(i32, G, 0), "")}, 1, "");
   LLVMValueRef x = ir_intrinsic(b, m, "llvm.masked.load", (LLVMTypeRef[]){vf, ptr}, 2,
-                                  (LLVMValueRef[]){at, align, mask, zero}, 4);
+                                (LLVMValueRef[]){at, align, mask, zero}, 4);
   LLVMValueRef low[64];
   for (unsigned k = 0; k < G; k++) low[k] = LLVMConstInt(i32, 1023, 0);
   LLVMValueRef idx = LLVMBuildAnd(b, LLVMBuildFPToSI(b, x, vi, ""), LLVMConstVector(low, G), "");
   LLVMValueRef from = LLVMBuildGEP2(b, f32, q, &idx, 1, "");
   LLVMValueRef y = ir_intrinsic(b, m, "llvm.masked.gather", (LLVMTypeRef[]){vf, vp}, 2,
-                                  (LLVMValueRef[]){from, align, mask, zero}, 4);
+                                (LLVMValueRef[]){from, align, mask, zero}, 4);
   LLVMValueRef w = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, y, ""), acc, "");
   LLVMValueRef sel = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, w, zero, ""), w, x, "");
   LLVMValueRef r = ir_intrinsic(b, m, "llvm.sqrt", &vf, 1, &sel, 1);
   LLVMValueRef e = LLVMBuildCall2(b, mvec_t, exp_fn, &r, 1, "");
-  ir_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2, (LLVMValueRef[]){sel, at, align, mask}, 4);
-  ir_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2, (LLVMValueRef[]){e, from, align, mask}, 4);
-  LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, q, LLVMConstInt(i32, 1, 0), LLVMAtomicOrderingSequentiallyConsistent, 0);
+  ir_intrinsic(b, m, "llvm.masked.store", (LLVMTypeRef[]){vf, ptr}, 2,
+               (LLVMValueRef[]){sel, at, align, mask}, 4);
+  ir_intrinsic(b, m, "llvm.masked.scatter", (LLVMTypeRef[]){vf, vp}, 2,
+               (LLVMValueRef[]){e, from, align, mask}, 4);
+  LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, q, LLVMConstInt(i32, 1, 0),
+                     LLVMAtomicOrderingSequentiallyConsistent, 0);
   LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i32, 1, 0), "");
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMGetParam(fn, 3), ""), loop, done);
-  LLVMAddIncoming(i, (LLVMValueRef[]){LLVMConstInt(i32, 0, 0), next}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMAddIncoming(i, (LLVMValueRef[]){LLVMConstInt(i32, 0, 0), next},
+                  (LLVMBasicBlockRef[]){entry, loop}, 2);
   LLVMAddIncoming(acc, (LLVMValueRef[]){zero, e}, (LLVMBasicBlockRef[]){entry, loop}, 2);
   LLVMPositionBuilderAtEnd(b, done);
   LLVMBuildRetVoid(b);
@@ -401,9 +414,11 @@ static void keep_heap(void) {
 static void warm_heap(void) {
   char *block = malloc(WARM_HEAP_BYTES);
   if (!block) return;
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = ((uintptr_t)block + page - 1) & ~(page - 1),
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE),
+            at = ((uintptr_t)block + page - 1) & ~(page - 1),
             end = ((uintptr_t)block + WARM_HEAP_BYTES) & ~(page - 1);
-  madvise((void *)at, end - at, MADV_POPULATE_WRITE); /* may fail (Linux < 5.14): the touch does it */
+  madvise((void *)at, end - at,
+          MADV_POPULATE_WRITE); /* may fail (Linux < 5.14): the touch does it */
   for (; at < end; at += page) *(volatile char *)at = 0;
   free(block);
 }

@@ -17,7 +17,8 @@ static LLVMValueRef md_operand(LLVMValueRef fn, const char *kind, unsigned i) {
   LLVMValueRef r = NULL;
   for (size_t k = 0; k < n && !r; k++) {
     if (LLVMValueMetadataEntriesGetKind(md, (unsigned)k) != id) continue;
-    LLVMValueRef node = LLVMMetadataAsValue(c, LLVMValueMetadataEntriesGetMetadata(md, (unsigned)k));
+    LLVMValueRef node = LLVMMetadataAsValue(c,
+                                            LLVMValueMetadataEntriesGetMetadata(md, (unsigned)k));
     if (i < LLVMGetMDNodeNumOperands(node)) {
       LLVMValueRef *ops = calloc(LLVMGetMDNodeNumOperands(node), sizeof *ops);
       LLVMGetMDNodeOperands(node, ops);
@@ -41,12 +42,14 @@ typedef struct type_name {
   weft_type type;
 } type_name;
 
-static const type_name scalar_names[] = {
-    {"unsigned char", WEFT_U8}, {"uchar", WEFT_U8}, {"char", WEFT_I8},
-    {"unsigned short", WEFT_U16}, {"ushort", WEFT_U16}, {"short", WEFT_I16},
-    {"unsigned int", WEFT_U32}, {"uint", WEFT_U32}, {"int", WEFT_I32},
-    {"unsigned long", WEFT_U64}, {"ulong", WEFT_U64}, {"size_t", WEFT_U64}, {"long", WEFT_I64},
-    {"float", WEFT_F32}, {"double", WEFT_F64}, {"bool", WEFT_U8}};
+static const type_name scalar_names[] = {{"unsigned char", WEFT_U8}, {"uchar", WEFT_U8},
+                                         {"char", WEFT_I8},          {"unsigned short", WEFT_U16},
+                                         {"ushort", WEFT_U16},       {"short", WEFT_I16},
+                                         {"unsigned int", WEFT_U32}, {"uint", WEFT_U32},
+                                         {"int", WEFT_I32},          {"unsigned long", WEFT_U64},
+                                         {"ulong", WEFT_U64},        {"size_t", WEFT_U64},
+                                         {"long", WEFT_I64},         {"float", WEFT_F32},
+                                         {"double", WEFT_F64},       {"bool", WEFT_U8}};
 
 /* "const float4*" -> F32, width 4. */
 static weft_type parse_type_name(const char *tn, unsigned *width) {
@@ -78,7 +81,8 @@ static weft_arg_kind param_kind(LLVMValueRef fn, unsigned i, LLVMValueRef param)
 }
 
 /* Fills the parameter table and lays out the argument block. */
-static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_compiled_kernel *k, char **err) {
+static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_compiled_kernel *k,
+                                   char **err) {
   k->nparams = LLVMCountParams(fn);
   weft_param *ps = calloc(k->nparams ? k->nparams : 1, sizeof *ps);
   size_t off = 0;
@@ -96,10 +100,14 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
       p->size = LLVMABISizeOfType(td, by_struct);
     } else if (p->kind == WEFT_ARG_VALUE) {
       p->size = LLVMABISizeOfType(td, t);
-      if (LLVMGetTypeKind(t) == LLVMStructTypeKind || LLVMGetTypeKind(t) == LLVMArrayTypeKind || p->type == WEFT_OTHER) {
+      if (LLVMGetTypeKind(t) == LLVMStructTypeKind || LLVMGetTypeKind(t) == LLVMArrayTypeKind ||
+          p->type == WEFT_OTHER) {
         k->params = ps;
-        if (asprintf(err, "kernel %s: parameter '%s' of type %s: weft supports scalar and vector "
-                     "parameters and pointers only", k->name, p->name, p->type_name) < 0) *err = NULL;
+        if (asprintf(err,
+                     "kernel %s: parameter '%s' of type %s: weft supports scalar and vector "
+                     "parameters and pointers only",
+                     k->name, p->name, p->type_name) < 0)
+          *err = NULL;
         return WEFT_ERROR_UNSUPPORTED;
       }
     } else {
@@ -168,7 +176,8 @@ int kernel_param_is_struct(const weft_param *p) {
 
 static LLVMTypeRef ffi_param_type(LLVMContextRef c, const weft_param *p, LLVMTypeRef t) {
   if (p->kind == WEFT_ARG_LOCAL) return LLVMInt64TypeInContext(c);
-  if (p->kind != WEFT_ARG_VALUE || LLVMGetTypeKind(t) == LLVMVectorTypeKind) return LLVMPointerTypeInContext(c, 0);
+  if (p->kind != WEFT_ARG_VALUE || LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+    return LLVMPointerTypeInContext(c, 0);
   return t;
 }
 
@@ -179,11 +188,13 @@ void kernel_build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const 
   pt[0] = LLVMPointerTypeInContext(c, 0);
   for (unsigned i = 0; i < k->nparams; i++)
     pt[i + 1] = ffi_param_type(c, &k->params[i], LLVMTypeOf(LLVMGetParam(fn, i)));
-  LLVMValueRef f = LLVMAddFunction(m, name, LLVMFunctionType(LLVMVoidTypeInContext(c), pt, k->nparams + 1, 0));
+  LLVMValueRef f = LLVMAddFunction(
+      m, name, LLVMFunctionType(LLVMVoidTypeInContext(c), pt, k->nparams + 1, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, ""));
   for (unsigned i = 0; i < k->nparams; i++) {
-    LLVMValueRef v = LLVMGetParam(f, i + 1), off = LLVMConstInt(LLVMInt64TypeInContext(c), k->params[i].offset, 0);
+    LLVMValueRef v = LLVMGetParam(f, i + 1),
+                 off = LLVMConstInt(LLVMInt64TypeInContext(c), k->params[i].offset, 0);
     LLVMTypeRef kt = LLVMTypeOf(LLVMGetParam(fn, i));
     if (k->params[i].kind == WEFT_ARG_VALUE && LLVMGetTypeKind(kt) == LLVMVectorTypeKind) {
       v = LLVMBuildLoad2(b, kt, v, "");
@@ -191,9 +202,9 @@ void kernel_build_setargs(LLVMValueRef fn, const weft_compiled_kernel *k, const 
     }
     LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), LLVMGetParam(f, 0), &off, 1, "");
     if (kernel_param_is_struct(&k->params[i]))
-      LLVMBuildMemCpy(b, dst, 8, v, 1, LLVMConstInt(LLVMInt64TypeInContext(c), k->params[i].size, 0));
-    else
-      LLVMSetAlignment(LLVMBuildStore(b, v, dst), 8);
+      LLVMBuildMemCpy(b, dst, 8, v, 1,
+                      LLVMConstInt(LLVMInt64TypeInContext(c), k->params[i].size, 0));
+    else LLVMSetAlignment(LLVMBuildStore(b, v, dst), 8);
   }
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);

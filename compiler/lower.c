@@ -18,7 +18,6 @@
 
 #include "lower.h"
 
-
 static LLVMTypeRef i32t(lower *L) { return LLVMInt32TypeInContext(L->c); }
 static LLVMTypeRef i64t(lower *L) { return LLVMInt64TypeInContext(L->c); }
 
@@ -38,19 +37,23 @@ static void count_block(lower *L, unsigned ninstr) {
 /* ---- counters and tail calls, which every exit uses ---- */
 
 static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
-  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, ""), v, ""), p);
+  LLVMBuildStore(
+      L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), p, ""), v, ""),
+      p);
 }
 
 /* The counters in ctx that L->counted accumulates, in its order. */
-static const size_t counter_field[4] = {offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
-                                        offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
+static const size_t counter_field[4] = {
+    offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
+    offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
 
 /* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
  * theirs to ctx once, when the call ends, not four stores per warp. */
 void lw_count_warp(lower *L) {
   LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
   LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
-  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
+                                     "");
   LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, L->active_lanes, ""),
                        LLVMBuildMul(L->b, blocks, L->active_groups, "")};
   for (int i = 0; i < 4; i++) add_to(L, L->counted[i], v[i]);
@@ -59,7 +62,8 @@ void lw_count_warp(lower *L) {
 void lw_flush_counts(lower *L) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   lw_count_warp(L);
-  for (int i = 0; i < 4; i++) add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
+  for (int i = 0; i < 4; i++)
+    add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
 }
 
 LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
@@ -123,7 +127,8 @@ static void cross_tail(lower *L, int to) {
 static void end_tail(lower *L, int to) {
   LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "chain"),
                     back = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMValueRef chain = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, chain), LLVMPointerTypeInContext(L->c, 0));
+  LLVMValueRef chain = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, chain),
+                                  LLVMPointerTypeInContext(L->c, 0));
   LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, chain, ""), back, next);
   LLVMPositionBuilderAtEnd(L->b, next);
   if (L->part == 0) {
@@ -135,12 +140,15 @@ static void end_tail(lower *L, int to) {
     LLVMBuildRet(L->b, lw_tail_call(L, 0, chain));
   }
   LLVMPositionBuilderAtEnd(L->b, back);
-  store_ctx(L, offsetof(weft_warp_ctx, from_pc), LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->end_from, ""));
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc),
+            LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->end_from, ""));
   store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
   arrive_tail(L, to);
 }
 
-static LLVMBasicBlockRef crossing(lower *L, int to) { return exit_to(L, L->crossing, "cross", to, cross_tail); }
+static LLVMBasicBlockRef crossing(lower *L, int to) {
+  return exit_to(L, L->crossing, "cross", to, cross_tail);
+}
 
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
@@ -164,8 +172,11 @@ static void go(lower *L, int from, int to) {
   }
   LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMValueRef below = to < L->cfg->nblocks
-      ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), L->guard, "") : NULL;
-  if (below && L->cfg->blocks[to].part != L->part) LLVMBuildCondBr(L->b, below, crossing(L, to), out);
+                           ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to),
+                                           L->guard, "")
+                           : NULL;
+  if (below && L->cfg->blocks[to].part != L->part)
+    LLVMBuildCondBr(L->b, below, crossing(L, to), out);
   else if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
   else LLVMBuildBr(L->b, out);
   LLVMPositionBuilderAtEnd(L->b, out);
@@ -191,16 +202,18 @@ typedef struct edge {
 static void write_phis(lower *L, int from, const edge *e, int n) {
   LLVMBasicBlockRef src = L->cfg->blocks[from].bb;
   enum { MAX = 1024 };
-  LLVMValueRef *vals = ARENA_NEW(L->arena, LLVMValueRef, MAX), **dst = ARENA_NEW(L->arena, LLVMValueRef *, MAX);
+  LLVMValueRef *vals = ARENA_NEW(L->arena, LLVMValueRef, MAX),
+               **dst = ARENA_NEW(L->arena, LLVMValueRef *, MAX);
   int nv = 0;
   for (int k = 0; k < n; k++) {
     if (e[k].to >= L->cfg->nblocks) continue;
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[e[k].to].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi)) {
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[e[k].to].bb);
+         phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi)) {
       slot *s = lw_slot(L, phi);
       LLVMValueRef in = incoming_for(phi, src);
       unsigned groups = s->shape == UNIFORM ? 1 : L->ngroups;
-      if (nv + (int)groups > MAX) return lw_unsupported(L, phi, "this many phis on one block's edges");
+      if (nv + (int)groups > MAX)
+        return lw_unsupported(L, phi, "this many phis on one block's edges");
       for (unsigned g = 0; g < groups; g++, nv++) {
         L->lane_group = g;
         vals[nv] = s->shape == UNIFORM ? lw_scalar_of(L, in) : lw_vector_of(L, in);
@@ -247,11 +260,14 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   LLVMValueRef count = lw_const_i32(L, 0);
   for (int i = 0; i < n; i++) {
     LLVMValueRef idx[2] = {lw_const_i32(L, 0), count};
-    LLVMTypeRef pcs = LLVMArrayType(i32t(L), WEFT_MAX_WARP), masks = LLVMArrayType(i64t(L), WEFT_MAX_WARP);
-    LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)e[i].to),
-                   LLVMBuildGEP2(L->b, pcs, lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc)), idx, 2, ""));
+    LLVMTypeRef pcs = LLVMArrayType(i32t(L), WEFT_MAX_WARP),
+                masks = LLVMArrayType(i64t(L), WEFT_MAX_WARP);
+    LLVMBuildStore(
+        L->b, lw_const_i32(L, (uint64_t)e[i].to),
+        LLVMBuildGEP2(L->b, pcs, lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc)), idx, 2, ""));
     LLVMBuildStore(L->b, e[i].mask,
-                   LLVMBuildGEP2(L->b, masks, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask)), idx, 2, ""));
+                   LLVMBuildGEP2(L->b, masks, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask)),
+                                 idx, 2, ""));
     LLVMValueRef nonempty = LLVMBuildICmp(L->b, LLVMIntNE, e[i].mask, lw_const_i64(L, 0), "");
     count = LLVMBuildAdd(L->b, count, LLVMBuildZExt(L->b, nonempty, i32t(L), ""), "");
   }
@@ -303,8 +319,10 @@ static int switch_edges(lower *L, int pc, LLVMValueRef term, edge *e) {
       for (unsigned g = 0; g < L->ngroups; g++) {
         L->lane_group = g;
         LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_vector_of(L, cond), lw_splat(L, c), "");
-        LLVMValueRef bits = LLVMBuildZExt(L->b, LLVMBuildBitCast(L->b, eq, LLVMIntTypeInContext(L->c, L->G), ""), i64t(L), "");
-        m = LLVMBuildOr(L->b, m, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""), "");
+        LLVMValueRef bits = LLVMBuildZExt(
+            L->b, LLVMBuildBitCast(L->b, eq, LLVMIntTypeInContext(L->c, L->G), ""), i64t(L), "");
+        m = LLVMBuildOr(L->b, m, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""),
+                        "");
       }
       m = LLVMBuildAnd(L->b, m, rest, ""); /* the first matching case wins */
     }
@@ -397,15 +415,16 @@ static void emit_body(lower *L, LLVMBasicBlockRef bb) {
   int wrote = 0, ns = 0;
   ptrmap kept; /* the instructions (phis apart) that were not hoisted */
   ptrmap_init(L->arena, &kept, 16);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i)) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb);
+       i = LLVMGetNextInstruction(i)) {
     if (LLVMIsAPHINode(i)) continue;
     if (is_uniform_inst(L, i) && lw_is_hoistable(i, wrote) && !uses_kept(i, &kept))
       lw_inst_uniform(L, i);
-    else
-      ptrmap_put(L->arena, &kept, i, i);
+    else ptrmap_put(L->arena, &kept, i, i);
     wrote |= lw_writes_memory(i) && !is_barrier_call(i);
   }
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb); i = LLVMGetNextInstruction(i)) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != LLVMGetBasicBlockTerminator(bb);
+       i = LLVMGetNextInstruction(i)) {
     if (!ptrmap_get(&kept, i) || is_barrier_call(i)) continue;
     if (is_uniform_inst(L, i)) {
       emit_segment(L, seg, ns), ns = 0;
@@ -429,5 +448,6 @@ static void emit_block(lower *L, int pc) {
 void lw_emit_blocks(lower *L) {
   L->arrive = ARENA_NEW(L->arena, LLVMBasicBlockRef, L->cfg->nblocks + 1);
   L->crossing = ARENA_NEW(L->arena, LLVMBasicBlockRef, L->cfg->nblocks);
-  for (int pc = L->cfg->part_first[L->part]; pc < L->cfg->part_first[L->part + 1]; pc++) emit_block(L, pc);
+  for (int pc = L->cfg->part_first[L->part]; pc < L->cfg->part_first[L->part + 1]; pc++)
+    emit_block(L, pc);
 }

@@ -56,44 +56,45 @@ typedef struct lower {
   LLVMBasicBlockRef start; /* where each warp of a chain starts */
   LLVMBasicBlockRef *bbs;  /* per PC: the block that runs the kernel's block */
   LLVMBasicBlockRef leave; /* the one return to the scheduler: counters, event */
-  LLVMBasicBlockRef step;  /* where every event goes: to ctx->step, which may say go on, or leave */
+  LLVMBasicBlockRef step; /* where every event goes: to ctx->step, which may say go on, or leave */
   LLVMValueRef group_u64[sizeof(weft_group) / 8], global_base[3]; /* read at the part's entry */
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
-  LLVMValueRef *part_fns;    /* the warp function's parts; part 0 is the entry */
-  int part;                  /* the part being emitted */
+  LLVMValueRef *part_fns; /* the warp function's parts; part 0 is the entry */
+  int part; /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
-  LLVMValueRef counted[4];   /* allocas: the counters of the chain's warps that ended (kernel.h) */
-  LLVMValueRef end_from;     /* alloca: the PC whose block went to the kernel's end */
+  LLVMValueRef counted[4]; /* allocas: the counters of the chain's warps that ended (kernel.h) */
+  LLVMValueRef end_from; /* alloca: the PC whose block went to the kernel's end */
   /* the kernel's values (lower_values.c) and the frame (lower_frame.c) */
-  ptrmap slots;                    /* kernel instruction -> slot */
-  slot **cross;                    /* the cross slots, by index */
-  int ncross, live_words;          /* cross slots; 64-bit words of a live_in set */
-  unsigned stamp;                  /* resume blocks emitted so far */
-  uint64_t *live_in;               /* per PC: bitset of cross slots live at the block's start */
-  int *live_set;                   /* per PC: the first PC with the same live values, which
+  ptrmap slots; /* kernel instruction -> slot */
+  slot **cross; /* the cross slots, by index */
+  int ncross, live_words; /* cross slots; 64-bit words of a live_in set */
+  unsigned stamp; /* resume blocks emitted so far */
+  uint64_t *live_in; /* per PC: bitset of cross slots live at the block's start */
+  int *live_set; /* per PC: the first PC with the same live values, which
                                       names their shared resume point and exit */
-  ptrmap uniforms;                 /* kernel argument or __local global -> value in fn */
+  ptrmap uniforms; /* kernel argument or __local global -> value in fn */
   size_t frame_size, static_local_size; /* bytes per warp; the kernel's own __local bytes */
   /* the instruction being emitted */
-  unsigned lane_group;          /* the lane group being emitted */
+  unsigned lane_group; /* the lane group being emitted */
   LLVMValueRef lane_group_mask; /* its <G x i1> mask */
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
-  char *error;        /* the first unsupported construct, with its line */
+  char *error; /* the first unsupported construct, with its line */
 } lower;
 
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
 
 /* lower.c: the kernel's blocks, their terminators, and the exits to the scheduler */
 void lw_emit_blocks(lower *L); /* the blocks of part L->part */
-void lw_count_warp(lower *L);   /* adds the warp's counters to L->counted */
+void lw_count_warp(lower *L); /* adds the warp's counters to L->counted */
 void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */
-LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx); /* what part `part` returns for ctx */
+LLVMValueRef lw_tail_call(lower *L, int part,
+                          LLVMValueRef ctx); /* what part `part` returns for ctx */
 
 /* lower_values.c: types per lane group, splats and masks, slots */
 LLVMTypeRef lw_vtype(lower *L, LLVMTypeRef t); /* per-group type of a kernel type: <G x t> */
-unsigned lw_width(LLVMTypeRef t);              /* elements per lane: 1, or k of <k x E> */
-LLVMTypeRef lw_elem_type(LLVMTypeRef t);       /* E of <k x E>, or t */
+unsigned lw_width(LLVMTypeRef t); /* elements per lane: 1, or k of <k x E> */
+LLVMTypeRef lw_elem_type(LLVMTypeRef t); /* E of <k x E>, or t */
 LLVMValueRef lw_splat(lower *L, LLVMValueRef scalar); /* a uniform value in every lane of a group */
 /* Element c of every lane of v, each lane with k elements (a scalar when v is one lane's). */
 LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c);
@@ -135,7 +136,7 @@ void lw_frame_save(lower *L, const int *to, int n);
  * block may have written memory). */
 int lw_is_hoistable(LLVMValueRef inst, int after_write);
 void lw_inst_uniform(lower *L, LLVMValueRef inst); /* once per warp, as scalars */
-void lw_inst_group(lower *L, LLVMValueRef inst);   /* for L->lane_group, under its mask */
+void lw_inst_group(lower *L, LLVMValueRef inst); /* for L->lane_group, under its mask */
 int lw_writes_memory(LLVMValueRef inst); /* a store, atomic, fence or call: may write memory */
 
 /* lower_builtin.c: calls of OpenCL builtins */

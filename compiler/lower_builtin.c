@@ -16,18 +16,26 @@ static LLVMValueRef arg(lower *L, LLVMValueRef call, unsigned i, int uniform) {
 /* Makes `v` as wide as `like`: a per-lane scalar operand of a vector builtin (clamp(float4,
  * float, float)) is repeated for each element. */
 static LLVMValueRef fit(lower *L, LLVMValueRef v, LLVMValueRef like) {
-  unsigned n = LLVMGetTypeKind(LLVMTypeOf(like)) == LLVMVectorTypeKind ? LLVMGetVectorSize(LLVMTypeOf(like)) : 1;
-  unsigned m = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind ? LLVMGetVectorSize(LLVMTypeOf(v)) : 1;
+  unsigned n = LLVMGetTypeKind(LLVMTypeOf(like)) == LLVMVectorTypeKind
+                   ? LLVMGetVectorSize(LLVMTypeOf(like))
+                   : 1;
+  unsigned m = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind
+                   ? LLVMGetVectorSize(LLVMTypeOf(v))
+                   : 1;
   if (n == m) return v;
-  if (m == 1) v = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(v), 1)), v, lw_const_i32(L, 0), "");
+  if (m == 1)
+    v = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(v), 1)), v,
+                               lw_const_i32(L, 0), "");
   LLVMValueRef *mask = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++) mask[i] = lw_const_i32(L, m == 1 ? 0 : i / (n / m));
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(mask, n), "");
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(mask, n),
+                                "");
 }
 
 static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
   LLVMValueRef a = LLVMGetOperand(call, 0);
-  if (!LLVMIsAConstantInt(a)) return lw_unsupported(L, call, "a work-item query with a dimension chosen at run time"), NULL;
+  if (!LLVMIsAConstantInt(a))
+    return lw_unsupported(L, call, "a work-item query with a dimension chosen at run time"), NULL;
   *d = (unsigned)LLVMConstIntGetZExtValue(a);
   return a;
 }
@@ -35,14 +43,16 @@ static LLVMValueRef const_dim(lower *L, LLVMValueRef call, unsigned *d) {
 static LLVMValueRef group_query(lower *L, LLVMValueRef call, builtin_kind k, int uniform) {
   unsigned d;
   if (k == BI_WORK_DIM) {
-    LLVMValueRef r = lw_load_at(L, L->work_group, offsetof(weft_group, work_dim), LLVMInt32TypeInContext(L->c));
+    LLVMValueRef r = lw_load_at(L, L->work_group, offsetof(weft_group, work_dim),
+                                LLVMInt32TypeInContext(L->c));
     return uniform ? r : lw_splat(L, r);
   }
   if (!const_dim(L, call, &d)) return NULL;
-  size_t off = k == BI_GROUP_ID ? offsetof(weft_group, group_id)
-             : k == BI_LOCAL_SIZE ? offsetof(weft_group, local_size)
-             : k == BI_GLOBAL_SIZE ? offsetof(weft_group, global_size)
-             : k == BI_NUM_GROUPS ? offsetof(weft_group, num_groups) : offsetof(weft_group, global_offset);
+  size_t off = k == BI_GROUP_ID      ? offsetof(weft_group, group_id)
+               : k == BI_LOCAL_SIZE  ? offsetof(weft_group, local_size)
+               : k == BI_GLOBAL_SIZE ? offsetof(weft_group, global_size)
+               : k == BI_NUM_GROUPS  ? offsetof(weft_group, num_groups)
+                                     : offsetof(weft_group, global_offset);
   int zero = k == BI_GROUP_ID || k == BI_GLOBAL_OFFSET;
   LLVMValueRef r = d < 3 ? lw_group_u64(L, off + 8 * d) : lw_const_i64(L, zero ? 0 : 1);
   return uniform ? r : lw_splat(L, r);
@@ -66,8 +76,10 @@ static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   if (!const_dim(L, call, &d)) return NULL;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   if (d >= 3) return lw_splat(L, LLVMConstInt(i64, 0, 0));
-  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * (d * WEFT_MAX_WARP + L->lane_group * L->G));
-  LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p, "");
+  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) +
+                                       4 * (d * WEFT_MAX_WARP + L->lane_group * L->G));
+  LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p,
+                                    "");
   LLVMSetAlignment(lid, 4);
   lid = LLVMBuildZExt(L->b, lid, LLVMVectorType(i64, L->G), "");
   return k == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, lw_splat(L, global_base(L, d)), lid, "");
@@ -79,8 +91,10 @@ LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane) {
   if ((bi.kind != BI_GLOBAL_ID && bi.kind != BI_LOCAL_ID) || !const_dim(L, call, &d)) return NULL;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
   if (d >= 3) return LLVMConstInt(i64, 0, 0);
-  LLVMValueRef at = LLVMBuildAdd(L->b, lane, lw_const_i64(L, d * WEFT_MAX_WARP + L->lane_group * L->G), "");
-  LLVMValueRef p = LLVMBuildGEP2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid)), &at, 1, "");
+  LLVMValueRef at = LLVMBuildAdd(L->b, lane,
+                                 lw_const_i64(L, d * WEFT_MAX_WARP + L->lane_group * L->G), "");
+  LLVMValueRef p = LLVMBuildGEP2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid)), &at, 1,
+                                 "");
   LLVMValueRef lid = LLVMBuildZExt(L->b, LLVMBuildLoad2(L->b, i32, p, ""), i64, "");
   return bi.kind == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, global_base(L, d), lid, "");
 }
@@ -94,20 +108,43 @@ typedef struct math_entry {
 } math_entry;
 
 static const math_entry math_table[] = {
-    {" sqrt native_sqrt half_sqrt ", "llvm.sqrt", 1}, {" fabs ", "llvm.fabs", 1},
-    {" floor ", "llvm.floor", 1}, {" ceil ", "llvm.ceil", 1}, {" trunc ", "llvm.trunc", 1},
-    {" rint ", "llvm.rint", 1}, {" round ", "llvm.round", 1},
-    {" fmin min ", "llvm.minnum", 2}, {" fmax max ", "llvm.maxnum", 2},
-    {" copysign ", "llvm.copysign", 2}, {" fma ", "llvm.fma", 3},
-    {" exp native_exp half_exp ", "exp", 1}, {" exp2 native_exp2 ", "exp2", 1},
-    {" exp10 ", "exp10", 1}, {" log native_log half_log ", "log", 1},
-    {" log2 native_log2 ", "log2", 1}, {" log10 ", "log10", 1},
-    {" sin native_sin half_sin ", "sin", 1}, {" cos native_cos half_cos ", "cos", 1},
-    {" tan ", "tan", 1}, {" asin ", "asin", 1}, {" acos ", "acos", 1}, {" atan ", "atan", 1},
-    {" sinh ", "sinh", 1}, {" cosh ", "cosh", 1}, {" tanh ", "tanh", 1}, {" cbrt ", "cbrt", 1},
-    {" asinh ", "asinh", 1}, {" acosh ", "acosh", 1}, {" atanh ", "atanh", 1},
-    {" erf ", "erf", 1}, {" erfc ", "erfc", 1}, {" expm1 ", "expm1", 1}, {" log1p ", "log1p", 1},
-    {" pow powr native_powr ", "pow", 2}, {" atan2 ", "atan2", 2}, {" hypot ", "hypot", 2},
+    {" sqrt native_sqrt half_sqrt ", "llvm.sqrt", 1},
+    {" fabs ", "llvm.fabs", 1},
+    {" floor ", "llvm.floor", 1},
+    {" ceil ", "llvm.ceil", 1},
+    {" trunc ", "llvm.trunc", 1},
+    {" rint ", "llvm.rint", 1},
+    {" round ", "llvm.round", 1},
+    {" fmin min ", "llvm.minnum", 2},
+    {" fmax max ", "llvm.maxnum", 2},
+    {" copysign ", "llvm.copysign", 2},
+    {" fma ", "llvm.fma", 3},
+    {" exp native_exp half_exp ", "exp", 1},
+    {" exp2 native_exp2 ", "exp2", 1},
+    {" exp10 ", "exp10", 1},
+    {" log native_log half_log ", "log", 1},
+    {" log2 native_log2 ", "log2", 1},
+    {" log10 ", "log10", 1},
+    {" sin native_sin half_sin ", "sin", 1},
+    {" cos native_cos half_cos ", "cos", 1},
+    {" tan ", "tan", 1},
+    {" asin ", "asin", 1},
+    {" acos ", "acos", 1},
+    {" atan ", "atan", 1},
+    {" sinh ", "sinh", 1},
+    {" cosh ", "cosh", 1},
+    {" tanh ", "tanh", 1},
+    {" cbrt ", "cbrt", 1},
+    {" asinh ", "asinh", 1},
+    {" acosh ", "acosh", 1},
+    {" atanh ", "atanh", 1},
+    {" erf ", "erf", 1},
+    {" erfc ", "erfc", 1},
+    {" expm1 ", "expm1", 1},
+    {" log1p ", "log1p", 1},
+    {" pow powr native_powr ", "pow", 2},
+    {" atan2 ", "atan2", 2},
+    {" hypot ", "hypot", 2},
 };
 
 static const math_entry *math_find(const char *name) {
@@ -123,7 +160,8 @@ static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned
   unsigned size = LLVMGetVectorSize(LLVMTypeOf(v));
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++)
-    m[i] = first + i < size ? lw_const_i32(L, first + i) : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
+    m[i] = first + i < size ? lw_const_i32(L, first + i)
+                            : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
   return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
 }
 
@@ -132,11 +170,13 @@ static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, uns
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(result)), w = LLVMGetVectorSize(LLVMTypeOf(piece));
   LLVMValueRef wide = w == n ? piece : subvector(L, piece, 0, n); /* poison past w */
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
-  for (unsigned i = 0; i < n; i++) m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
+  for (unsigned i = 0; i < n; i++)
+    m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
   return LLVMBuildShuffleVector(L->b, result, wide, LLVMConstVector(m, n), "");
 }
 
-static LLVMValueRef call_named(lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args, int n) {
+static LLVMValueRef call_named(lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args,
+                               int n) {
   LLVMValueRef f = LLVMGetNamedFunction(L->m, name);
   LLVMTypeRef params[3] = {t, t, t};
   LLVMTypeRef ft = LLVMFunctionType(t, params, (unsigned)n, 0);
@@ -158,7 +198,8 @@ static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nar
   unsigned n = LLVMGetVectorSize(t), w = f32 ? (L->avx512 ? 16 : 8) : (L->avx512 ? 8 : 4);
   while (w > n || n % w) w /= 2;
   const char isa = w * (f32 ? 4 : 8) == 64 ? 'e' : w * (f32 ? 4 : 8) == 32 ? 'd' : 'b';
-  snprintf(name, sizeof name, "_ZGV%cN%u%s_%s%s", isa, w, nargs == 2 ? "vv" : "v", base, f32 ? "f" : "");
+  snprintf(name, sizeof name, "_ZGV%cN%u%s_%s%s", isa, w, nargs == 2 ? "vv" : "v", base,
+           f32 ? "f" : "");
   LLVMValueRef result = LLVMGetPoison(t);
   for (unsigned first = 0; first < n; first += w) {
     LLVMValueRef pa[2];
@@ -182,7 +223,8 @@ static LLVMValueRef minmax(lower *L, const char *intr, LLVMValueRef a, LLVMValue
  * likewise). */
 static LLVMValueRef magnitude(lower *L, int max, LLVMValueRef x, LLVMValueRef y) {
   LLVMTypeRef t[] = {LLVMTypeOf(x)};
-  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", t, 1, &x, 1), ay = lw_intrinsic(L, "llvm.fabs", t, 1, &y, 1);
+  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", t, 1, &x, 1),
+               ay = lw_intrinsic(L, "llvm.fabs", t, 1, &y, 1);
   LLVMRealPredicate wins = max ? LLVMRealOGT : LLVMRealOLT, loses = max ? LLVMRealOLT : LLVMRealOGT;
   LLVMValueRef tie = minmax(L, max ? "llvm.maxnum" : "llvm.minnum", x, y);
   LLVMValueRef r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, loses, ax, ay, ""), y, tie, "");
@@ -207,12 +249,17 @@ static LLVMValueRef sqrt_of(lower *L, LLVMValueRef x) {
 static LLVMValueRef cross(lower *L, LLVMValueRef a, LLVMValueRef b, unsigned k) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
   static const unsigned yzx[4] = {1, 2, 0, 3}, zxy[4] = {2, 0, 1, 3};
-  LLVMValueRef *m1 = ARENA_NEW(L->arena, LLVMValueRef, n), *m2 = ARENA_NEW(L->arena, LLVMValueRef, n);
+  LLVMValueRef *m1 = ARENA_NEW(L->arena, LLVMValueRef, n),
+               *m2 = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++)
-    m1[i] = lw_const_i32(L, i / k * k + yzx[i % k]), m2[i] = lw_const_i32(L, i / k * k + zxy[i % k]);
-  LLVMValueRef s1 = LLVMConstVector(m1, n), s2 = LLVMConstVector(m2, n), p = LLVMGetPoison(LLVMTypeOf(a));
-  LLVMValueRef l = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s1, ""), LLVMBuildShuffleVector(L->b, b, p, s2, ""), "");
-  LLVMValueRef r = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s2, ""), LLVMBuildShuffleVector(L->b, b, p, s1, ""), "");
+    m1[i] = lw_const_i32(L, i / k * k + yzx[i % k]),
+    m2[i] = lw_const_i32(L, i / k * k + zxy[i % k]);
+  LLVMValueRef s1 = LLVMConstVector(m1, n), s2 = LLVMConstVector(m2, n),
+               p = LLVMGetPoison(LLVMTypeOf(a));
+  LLVMValueRef l = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s1, ""),
+                                 LLVMBuildShuffleVector(L->b, b, p, s2, ""), "");
+  LLVMValueRef r = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s2, ""),
+                                 LLVMBuildShuffleVector(L->b, b, p, s1, ""), "");
   return LLVMBuildFSub(L->b, l, r, ""); /* w: a.w*b.w - a.w*b.w = 0 */
 }
 
@@ -239,25 +286,35 @@ static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMV
   if (geo) return geo;
   if (!strcmp(n, "mad")) return LLVMBuildFAdd(b, LLVMBuildFMul(b, a[0], a[1], ""), a[2], "");
   if (!strcmp(n, "rsqrt") || !strcmp(n, "native_rsqrt"))
-    return LLVMBuildFDiv(b, fconst(a[0], 1.0), lw_intrinsic(L, "llvm.sqrt", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, 1), "");
-  if (!strcmp(n, "clamp")) return minmax(L, "llvm.minnum", minmax(L, "llvm.maxnum", a[0], a[1]), a[2]);
-  if (!strcmp(n, "mix")) return LLVMBuildFAdd(b, a[0], LLVMBuildFMul(b, LLVMBuildFSub(b, a[1], a[0], ""), a[2], ""), "");
+    return LLVMBuildFDiv(b, fconst(a[0], 1.0),
+                         lw_intrinsic(L, "llvm.sqrt", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, 1),
+                         "");
+  if (!strcmp(n, "clamp"))
+    return minmax(L, "llvm.minnum", minmax(L, "llvm.maxnum", a[0], a[1]), a[2]);
+  if (!strcmp(n, "mix"))
+    return LLVMBuildFAdd(b, a[0], LLVMBuildFMul(b, LLVMBuildFSub(b, a[1], a[0], ""), a[2], ""), "");
   if (!strcmp(n, "step"))
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a[1], a[0], ""), fconst(a[1], 0), fconst(a[1], 1), "");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a[1], a[0], ""), fconst(a[1], 0),
+                           fconst(a[1], 1), "");
   if (!strcmp(n, "degrees")) return LLVMBuildFMul(b, a[0], fconst(a[0], 57.29577951308232), "");
   if (!strcmp(n, "radians")) return LLVMBuildFMul(b, a[0], fconst(a[0], 0.017453292519943295), "");
   if (!strcmp(n, "fdim"))
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], a[1], ""), LLVMBuildFSub(b, a[0], a[1], ""), fconst(a[0], 0), "");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], a[1], ""),
+                           LLVMBuildFSub(b, a[0], a[1], ""), fconst(a[0], 0), "");
   if (!strcmp(n, "fmod")) return LLVMBuildFRem(b, a[0], a[1], "");
   if (!strcmp(n, "maxmag") || !strcmp(n, "minmag")) return magnitude(L, n[1] == 'a', a[0], a[1]);
   if (!strcmp(n, "pown")) /* pow of an integral y is exact where x^y is: signs, 0, inf */
-    return libmvec(L, "pow", (LLVMValueRef[]){a[0], LLVMBuildSIToFP(b, a[1], LLVMTypeOf(a[0]), "")}, 2);
+    return libmvec(L, "pow", (LLVMValueRef[]){a[0], LLVMBuildSIToFP(b, a[1], LLVMTypeOf(a[0]), "")},
+                   2);
   if (!strcmp(n, "native_divide")) return LLVMBuildFDiv(b, a[0], a[1], "");
   if (!strcmp(n, "native_recip")) return LLVMBuildFDiv(b, fconst(a[0], 1.0), a[0], "");
   if (!strcmp(n, "sign")) {
     LLVMValueRef one = fconst(a[0], 1.0), zero = fconst(a[0], 0.0);
     LLVMValueRef s = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], zero, ""), one,
-                                     LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a[0], zero, ""), fconst(a[0], -1.0), a[0], ""), "");
+                                     LLVMBuildSelect(b,
+                                                     LLVMBuildFCmp(b, LLVMRealOLT, a[0], zero, ""),
+                                                     fconst(a[0], -1.0), a[0], ""),
+                                     "");
     return s;
   }
   lw_unsupported(L, call, "this math builtin");
@@ -302,10 +359,13 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
   if (!strcmp(name, "mul_hi")) return mul_hi(L, a[0], a[1], u);
   if (!strcmp(name, "mad_hi")) return LLVMBuildAdd(L->b, mul_hi(L, a[0], a[1], u), a[2], "");
   if (!strcmp(name, "mul24")) return LLVMBuildMul(L->b, a[0], a[1], "");
-  if (!strcmp(name, "mad24")) return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, a[0], a[1], ""), a[2], "");
+  if (!strcmp(name, "mad24"))
+    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, a[0], a[1], ""), a[2], "");
   if (!strcmp(name, "abs"))
-    return u ? a[0] : lw_intrinsic(L, "llvm.abs", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1,
-                                   (LLVMValueRef[]){a[0], LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)}, 2);
+    return u ? a[0]
+             : lw_intrinsic(L, "llvm.abs", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1,
+                            (LLVMValueRef[]){a[0], LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)},
+                            2);
   if (!strcmp(name, "popcount"))
     return lw_intrinsic(L, "llvm.ctpop", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, 1);
   if (!strcmp(name, "clz"))
@@ -344,9 +404,7 @@ static LLVMValueRef lane(lower *L, LLVMValueRef v, unsigned l) {
   return LLVMBuildExtractElement(L->b, v, lw_const_i32(L, l), "");
 }
 
-static int is_uniform(lower *L, LLVMValueRef v) {
-  return divergence_of(L->dv, v).shape == UNIFORM;
-}
+static int is_uniform(lower *L, LLVMValueRef v) { return divergence_of(L->dv, v).shape == UNIFORM; }
 
 static int is_local(LLVMValueRef p) {
   LLVMTypeRef t = LLVMTypeOf(p);
@@ -358,8 +416,11 @@ static int is_local(LLVMValueRef p) {
 static LLVMValueRef rmw_apply(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueRef old, LLVMValueRef v,
                               LLVMValueRef cmp) {
   if (cmp) return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, old, cmp, ""), v, old, "");
-  const char *minmax = rmw == LLVMAtomicRMWBinOpMin ? "llvm.smin" : rmw == LLVMAtomicRMWBinOpMax ? "llvm.smax"
-                     : rmw == LLVMAtomicRMWBinOpUMin ? "llvm.umin" : rmw == LLVMAtomicRMWBinOpUMax ? "llvm.umax" : NULL;
+  const char *minmax = rmw == LLVMAtomicRMWBinOpMin    ? "llvm.smin"
+                       : rmw == LLVMAtomicRMWBinOpMax  ? "llvm.smax"
+                       : rmw == LLVMAtomicRMWBinOpUMin ? "llvm.umin"
+                       : rmw == LLVMAtomicRMWBinOpUMax ? "llvm.umax"
+                                                       : NULL;
   if (minmax)
     return lw_intrinsic(L, minmax, (LLVMTypeRef[]){LLVMTypeOf(v)}, 1, (LLVMValueRef[]){old, v}, 2);
   switch (rmw) {
@@ -390,7 +451,8 @@ static LLVMValueRef rmw_at(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueRef p, LLV
  * old + (active lanes below it) x amount. One atomic instead of G, and no branch per lane. */
 static LLVMValueRef atomic_together(lower *L, LLVMAtomicRMWBinOp rmw, LLVMValueRef p,
                                     LLVMValueRef v) {
-  LLVMTypeRef t = LLVMTypeOf(v), i32 = LLVMInt32TypeInContext(L->c), gt = LLVMIntTypeInContext(L->c, L->G);
+  LLVMTypeRef t = LLVMTypeOf(v), i32 = LLVMInt32TypeInContext(L->c),
+              gt = LLVMIntTypeInContext(L->c, L->G);
   LLVMValueRef bits = LLVMBuildBitCast(L->b, L->lane_group_mask, gt, "");
   LLVMValueRef active = lw_intrinsic(L, "llvm.ctpop", &gt, 1, &bits, 1);
   LLVMValueRef total = LLVMBuildMul(L->b, LLVMBuildZExtOrBitCast(L->b, active, t, ""), v, "");
@@ -449,15 +511,19 @@ static LLVMValueRef lanes_below_equal(lower *L, LLVMValueRef idx) {
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, 16), r = LLVMConstNull(vt);
   if (L->avx512 && L->G <= 16) {
     for (unsigned l = 0; l < 16; l++) m[l] = l < L->G ? lw_const_i32(L, l) : LLVMGetPoison(i32);
-    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, idx, LLVMGetPoison(vt), LLVMConstVector(m, 16), "");
+    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, idx, LLVMGetPoison(vt), LLVMConstVector(m, 16),
+                                               "");
     wide = lw_intrinsic(L, "llvm.x86.avx512.conflict.d.512", NULL, 0, &wide, 1);
-    return LLVMBuildShuffleVector(L->b, wide, LLVMGetPoison(LLVMTypeOf(wide)), LLVMConstVector(m, L->G), "");
+    return LLVMBuildShuffleVector(L->b, wide, LLVMGetPoison(LLVMTypeOf(wide)),
+                                  LLVMConstVector(m, L->G), "");
   }
   for (unsigned j = 0; j + 1 < L->G; j++) {
     for (unsigned l = 0; l < L->G; l++) m[l] = lw_const_i32(L, l > j ? 1u << j : 0);
-    LLVMValueRef at_j = LLVMBuildShuffleVector(L->b, idx, LLVMGetPoison(vt), lw_splat(L, lw_const_i32(L, j)), "");
+    LLVMValueRef at_j = LLVMBuildShuffleVector(L->b, idx, LLVMGetPoison(vt),
+                                               lw_splat(L, lw_const_i32(L, j)), "");
     LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, idx, at_j, "");
-    r = LLVMBuildOr(L->b, r, LLVMBuildSelect(L->b, eq, LLVMConstVector(m, L->G), LLVMConstNull(vt), ""), "");
+    r = LLVMBuildOr(L->b, r,
+                    LLVMBuildSelect(L->b, eq, LLVMConstVector(m, L->G), LLVMConstNull(vt), ""), "");
   }
   return r;
 }
@@ -471,12 +537,16 @@ typedef struct local_lanes {
 
 /* The gather or scatter of the lanes in mask at ll's offsets. The addresses are made here, at
  * the access, for the back end to see base + 32-bit offsets. */
-static LLVMValueRef local_access(lower *L, const local_lanes *ll, LLVMValueRef mask, LLVMValueRef store) {
+static LLVMValueRef local_access(lower *L, const local_lanes *ll, LLVMValueRef mask,
+                                 LLVMValueRef store) {
   LLVMValueRef off = ll->off;
   LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->local_mem, &off, 1, "");
   LLVMTypeRef over[2] = {ll->vt, LLVMTypeOf(p)};
-  if (store) return lw_intrinsic(L, "llvm.masked.scatter", over, 2, (LLVMValueRef[]){store, p, ll->align, mask}, 4);
-  return lw_intrinsic(L, "llvm.masked.gather", over, 2, (LLVMValueRef[]){p, ll->align, mask, LLVMGetPoison(ll->vt)}, 4);
+  if (store)
+    return lw_intrinsic(L, "llvm.masked.scatter", over, 2,
+                        (LLVMValueRef[]){store, p, ll->align, mask}, 4);
+  return lw_intrinsic(L, "llvm.masked.gather", over, 2,
+                      (LLVMValueRef[]){p, ll->align, mask, LLVMGetPoison(ll->vt)}, 4);
 }
 
 /* The same amount added (or subtracted) in every lane, a histogram's atomic_inc: lane l's old
@@ -484,7 +554,8 @@ static LLVMValueRef local_access(lower *L, const local_lanes *ll, LLVMValueRef m
  * the scatter, which writes a repeated address in lane order, leaves the highest lane's sum. */
 static LLVMValueRef local_add_same(lower *L, const lane_atomic *a, const local_lanes *ll) {
   LLVMTypeRef v32 = LLVMTypeOf(ll->below);
-  LLVMValueRef active = lw_splat(L, LLVMBuildZExt(L->b, ll->active, LLVMInt32TypeInContext(L->c), ""));
+  LLVMValueRef active = lw_splat(L,
+                                 LLVMBuildZExt(L->b, ll->active, LLVMInt32TypeInContext(L->c), ""));
   LLVMValueRef rank = LLVMBuildAnd(L->b, ll->below, active, "");
   rank = lw_intrinsic(L, "llvm.ctpop", &v32, 1, &rank, 1);
   rank = LLVMBuildZExtOrBitCast(L->b, rank, ll->vt, "");
@@ -499,21 +570,26 @@ static LLVMValueRef local_add_same(lower *L, const lane_atomic *a, const local_l
  * turns in lane order. As many rounds as the most lanes at one address. */
 static LLVMValueRef local_rounds(lower *L, const lane_atomic *a, const local_lanes *ll) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), gt = LLVMTypeOf(ll->active), vt = ll->vt;
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), round = LLVMAppendBasicBlockInContext(L->c, L->fn, "round"),
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b),
+                    round = LLVMAppendBasicBlockInContext(L->c, L->fn, "round"),
                     done = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMBuildBr(L->b, round);
   LLVMPositionBuilderAtEnd(L->b, round);
   LLVMValueRef left = LLVMBuildPhi(L->b, gt, ""), acc = LLVMBuildPhi(L->b, vt, "");
-  LLVMValueRef waiting = LLVMBuildAnd(L->b, ll->below, lw_splat(L, LLVMBuildZExt(L->b, left, i32, "")), "");
-  LLVMValueRef go = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, waiting, LLVMConstNull(LLVMTypeOf(waiting)), ""),
-                                 LLVMBuildBitCast(L->b, left, LLVMTypeOf(L->lane_group_mask), ""), "");
+  LLVMValueRef waiting = LLVMBuildAnd(L->b, ll->below,
+                                      lw_splat(L, LLVMBuildZExt(L->b, left, i32, "")), "");
+  LLVMValueRef go = LLVMBuildAnd(
+      L->b, LLVMBuildICmp(L->b, LLVMIntEQ, waiting, LLVMConstNull(LLVMTypeOf(waiting)), ""),
+      LLVMBuildBitCast(L->b, left, LLVMTypeOf(L->lane_group_mask), ""), "");
   LLVMValueRef old = local_access(L, ll, go, NULL);
   local_access(L, ll, go, rmw_apply(L, a->rmw, old, a->v, a->cmp));
   LLVMValueRef acc2 = LLVMBuildSelect(L->b, go, old, acc, "");
-  LLVMValueRef left2 = LLVMBuildAnd(L->b, left, LLVMBuildNot(L->b, LLVMBuildBitCast(L->b, go, gt, ""), ""), "");
+  LLVMValueRef left2 = LLVMBuildAnd(L->b, left,
+                                    LLVMBuildNot(L->b, LLVMBuildBitCast(L->b, go, gt, ""), ""), "");
   LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, left2, LLVMConstNull(gt), ""), done, round);
   LLVMAddIncoming(left, (LLVMValueRef[]){ll->active, left2}, (LLVMBasicBlockRef[]){pre, round}, 2);
-  LLVMAddIncoming(acc, (LLVMValueRef[]){LLVMGetPoison(vt), acc2}, (LLVMBasicBlockRef[]){pre, round}, 2);
+  LLVMAddIncoming(acc, (LLVMValueRef[]){LLVMGetPoison(vt), acc2}, (LLVMBasicBlockRef[]){pre, round},
+                  2);
   LLVMPositionBuilderAtEnd(L->b, done);
   return acc2;
 }
@@ -522,9 +598,10 @@ static LLVMValueRef local_atomic(lower *L, const lane_atomic *a, LLVMTypeRef vt,
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c), v64 = LLVMVectorType(i64, L->G);
   LLVMValueRef base = lw_splat(L, LLVMBuildPtrToInt(L->b, L->local_mem, i64, ""));
   LLVMValueRef off = LLVMBuildSub(L->b, LLVMBuildPtrToInt(L->b, a->p, v64, ""), base, "");
-  local_lanes ll = {LLVMBuildTrunc(L->b, off, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), ""), NULL,
-                    lw_const_i32(L, LLVMABIAlignmentOfType(L->td, LLVMGetElementType(vt))),
-                    LLVMBuildBitCast(L->b, L->lane_group_mask, LLVMIntTypeInContext(L->c, L->G), ""), vt};
+  local_lanes ll = {
+      LLVMBuildTrunc(L->b, off, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), ""), NULL,
+      lw_const_i32(L, LLVMABIAlignmentOfType(L->td, LLVMGetElementType(vt))),
+      LLVMBuildBitCast(L->b, L->lane_group_mask, LLVMIntTypeInContext(L->c, L->G), ""), vt};
   ll.below = lanes_below_equal(L, ll.off);
   if (same && !a->cmp && (a->rmw == LLVMAtomicRMWBinOpAdd || a->rmw == LLVMAtomicRMWBinOpSub))
     return local_add_same(L, a, &ll);
@@ -533,11 +610,13 @@ static LLVMValueRef local_atomic(lower *L, const lane_atomic *a, LLVMTypeRef vt,
 
 /* A __local atomic of the group's lanes at one address p: one load, the lanes' operations in
  * lane order in registers (each lane's old value is the one before its own), one store. */
-static LLVMValueRef local_atomic_at(lower *L, const lane_atomic *a, LLVMValueRef p, LLVMTypeRef vt) {
+static LLVMValueRef local_atomic_at(lower *L, const lane_atomic *a, LLVMValueRef p,
+                                    LLVMTypeRef vt) {
   LLVMValueRef cur = LLVMBuildLoad2(L->b, LLVMGetElementType(vt), p, ""), olds = LLVMGetPoison(vt);
   for (unsigned l = 0; l < L->G; l++) {
     olds = LLVMBuildInsertElement(L->b, olds, cur, lw_const_i32(L, l), "");
-    LLVMValueRef nv = rmw_apply(L, a->rmw, cur, lane(L, a->v, l), a->cmp ? lane(L, a->cmp, l) : NULL);
+    LLVMValueRef nv = rmw_apply(L, a->rmw, cur, lane(L, a->v, l),
+                                a->cmp ? lane(L, a->cmp, l) : NULL);
     cur = LLVMBuildSelect(L->b, lane(L, L->lane_group_mask, l), nv, cur, "");
   }
   LLVMBuildStore(L->b, cur, p);
@@ -547,15 +626,18 @@ static LLVMValueRef local_atomic_at(lower *L, const lane_atomic *a, LLVMValueRef
 static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
   const char *op = strchr(bi->name, '_') + 1;
   int cmpxchg = !strcmp(op, "cmpxchg"), ok = 1, unary = !strcmp(op, "inc") || !strcmp(op, "dec");
-  LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg : atomic_op(op, builtin_unsigned(bi), &ok);
+  LLVMAtomicRMWBinOp rmw = cmpxchg ? LLVMAtomicRMWBinOpXchg
+                                   : atomic_op(op, builtin_unsigned(bi), &ok);
   if (!ok) return lw_unsupported(L, call, "this atomic builtin"), NULL;
   LLVMTypeRef t = LLVMTypeOf(call);
   if ((rmw == LLVMAtomicRMWBinOpAdd || rmw == LLVMAtomicRMWBinOpSub) && !cmpxchg &&
       is_uniform(L, LLVMGetOperand(call, 0)) && (unary || is_uniform(L, LLVMGetOperand(call, 1))))
     return atomic_together(L, rmw, lw_scalar_of(L, LLVMGetOperand(call, 0)),
-                           unary ? LLVMConstInt(t, 1, 0) : lw_scalar_of(L, LLVMGetOperand(call, 1)));
+                           unary ? LLVMConstInt(t, 1, 0)
+                                 : lw_scalar_of(L, LLVMGetOperand(call, 1)));
   lane_atomic a = {rmw, lw_vector_of(L, LLVMGetOperand(call, 0)),
-                   unary ? lw_splat(L, LLVMConstInt(t, 1, 0)) : lw_vector_of(L, LLVMGetOperand(call, cmpxchg ? 2 : 1)),
+                   unary ? lw_splat(L, LLVMConstInt(t, 1, 0))
+                         : lw_vector_of(L, LLVMGetOperand(call, cmpxchg ? 2 : 1)),
                    cmpxchg ? lw_vector_of(L, LLVMGetOperand(call, 1)) : NULL};
   if (is_local(LLVMGetOperand(call, 0)) && is_uniform(L, LLVMGetOperand(call, 0)))
     return local_atomic_at(L, &a, lw_scalar_of(L, LLVMGetOperand(call, 0)), lw_vtype(L, t));
@@ -609,14 +691,17 @@ static LLVMValueRef print(lower *L, LLVMValueRef call) {
 /* ---- calls of LLVM intrinsics that clang or the canonical pipeline left ---- */
 
 static const char *const elementwise[] = {
-    "llvm.fmuladd", "llvm.fma", "llvm.fabs", "llvm.sqrt", "llvm.floor", "llvm.ceil",
-    "llvm.trunc", "llvm.rint", "llvm.round", "llvm.nearbyint", "llvm.minnum", "llvm.maxnum",
-    "llvm.minimum", "llvm.maximum", "llvm.copysign", "llvm.smax", "llvm.smin", "llvm.umax",
-    "llvm.umin", "llvm.abs", "llvm.ctpop", "llvm.ctlz", "llvm.cttz", "llvm.fshl", "llvm.fshr",
-    "llvm.bswap", "llvm.bitreverse", "llvm.sadd.sat", "llvm.uadd.sat", "llvm.ssub.sat",
-    "llvm.usub.sat", NULL};
-static const char *const no_effect[] = {"llvm.lifetime.", "llvm.dbg.", "llvm.assume",
-                                        "llvm.experimental.noalias", "llvm.var.annotation", NULL};
+    "llvm.fmuladd",  "llvm.fma",       "llvm.fabs",       "llvm.sqrt",
+    "llvm.floor",    "llvm.ceil",      "llvm.trunc",      "llvm.rint",
+    "llvm.round",    "llvm.nearbyint", "llvm.minnum",     "llvm.maxnum",
+    "llvm.minimum",  "llvm.maximum",   "llvm.copysign",   "llvm.smax",
+    "llvm.smin",     "llvm.umax",      "llvm.umin",       "llvm.abs",
+    "llvm.ctpop",    "llvm.ctlz",      "llvm.cttz",       "llvm.fshl",
+    "llvm.fshr",     "llvm.bswap",     "llvm.bitreverse", "llvm.sadd.sat",
+    "llvm.uadd.sat", "llvm.ssub.sat",  "llvm.usub.sat",   NULL};
+static const char *const no_effect[] = {"llvm.lifetime.",      "llvm.dbg.",
+                                        "llvm.assume",         "llvm.experimental.noalias",
+                                        "llvm.var.annotation", NULL};
 
 static int has_prefix(const char *const *list, const char *name) {
   for (; *list; list++) {
@@ -655,9 +740,14 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
   case BI_NONE: return intrinsic_call(L, call, uniform);
   case BI_GLOBAL_ID:
   case BI_LOCAL_ID: return work_item_id(L, call, bi->kind);
-  case BI_GROUP_ID: case BI_LOCAL_SIZE: case BI_GLOBAL_SIZE: case BI_NUM_GROUPS:
-  case BI_GLOBAL_OFFSET: case BI_WORK_DIM: return group_query(L, call, bi->kind, uniform);
-  case BI_BARRIER: case BI_FENCE: return NULL;
+  case BI_GROUP_ID:
+  case BI_LOCAL_SIZE:
+  case BI_GLOBAL_SIZE:
+  case BI_NUM_GROUPS:
+  case BI_GLOBAL_OFFSET:
+  case BI_WORK_DIM: return group_query(L, call, bi->kind, uniform);
+  case BI_BARRIER:
+  case BI_FENCE: return NULL;
   case BI_MATH: return math(L, call, bi, uniform);
   case BI_INTEGER: return integer(L, call, bi, uniform);
   case BI_ATOMIC: return atomic(L, call, bi);

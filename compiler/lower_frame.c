@@ -30,7 +30,8 @@ static void restore_slot(lower *L, slot *s, LLVMValueRef first_lane) {
   size_t lane = LLVMABISizeOfType(L->td, ft);
   if (s->shape == UNIFORM) { /* any active lane holds the warp's value */
     LLVMValueRef off = LLVMBuildMul(L->b, first_lane, lw_const_i64(L, lane), "");
-    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), frame_ptr(L, s->frame_off), &off, 1, "");
+    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), frame_ptr(L, s->frame_off),
+                                   &off, 1, "");
     LLVMBuildStore(L->b, from_frame(L, LLVMBuildLoad2(L->b, ft, p, ""), s->type), s->u);
     return;
   }
@@ -64,8 +65,9 @@ static void remat_value(lower *L, LLVMValueRef inst) {
 }
 
 void lw_frame_restore(lower *L, int pc) {
-  LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
-                                    (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+  LLVMValueRef first = lw_intrinsic(
+      L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
+      (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   L->stamp++;
   for (int i = 0; i < L->ncross; i++) {
     if (!live(L, pc, i)) continue;
@@ -79,10 +81,13 @@ void lw_frame_restore(lower *L, int pc) {
 static void save_slot(lower *L, slot *s) {
   LLVMTypeRef ft = lw_frame_type(L, s->type), vft = lw_vtype(L, ft);
   size_t lane = LLVMABISizeOfType(L->td, ft);
-  LLVMValueRef u = s->shape == UNIFORM ? lw_splat(L, to_frame(L, LLVMBuildLoad2(L->b, s->type, s->u, ""), ft)) : NULL;
+  LLVMValueRef u = s->shape == UNIFORM
+                       ? lw_splat(L, to_frame(L, LLVMBuildLoad2(L->b, s->type, s->u, ""), ft))
+                       : NULL;
   for (unsigned g = 0; g < L->ngroups; g++) {
     LLVMValueRef p = frame_ptr(L, s->frame_off + g * L->G * lane);
-    LLVMValueRef x = u ? u : to_frame(L, LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], ""), vft);
+    LLVMValueRef x = u ? u
+                       : to_frame(L, LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], ""), vft);
     LLVMValueRef m = lw_expand_mask(L, lw_group_mask(L, L->mask, g), lw_width(ft));
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vft, LLVMTypeOf(p)}, 2,
                  (LLVMValueRef[]){x, p, lw_const_i32(L, 1), m}, 4);
@@ -118,24 +123,26 @@ static void block_use_def(lower *L, int pc, uint64_t *use, uint64_t *def) {
     if (s && s->cross && !LLVMIsAPHINode(i)) set_bit(def, s->index);
   }
   for (int k = 0; k < b->nsuccs; k++)
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[b->succs[k]].bb);
+         phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi))
       for (unsigned j = 0; j < LLVMCountIncoming(phi); j++)
-        if (LLVMGetIncomingBlock(phi, j) == b->bb) use_of(L, LLVMGetIncomingValue(phi, j), use, def);
+        if (LLVMGetIncomingBlock(phi, j) == b->bb)
+          use_of(L, LLVMGetIncomingValue(phi, j), use, def);
   for (int k = 0; k < b->nsuccs; k++)
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[b->succs[k]].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[b->succs[k]].bb);
+         phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi))
       set_bit(def, lw_slot(L, phi)->index);
 }
 
 void lw_liveness(lower *L) {
   int n = L->cfg->nblocks, w = L->live_words = (L->ncross + 63) / 64 + 1;
-  uint64_t *use = ARENA_NEW(L->arena, uint64_t, (size_t)n * w), *def = ARENA_NEW(L->arena, uint64_t, (size_t)n * w);
-  L->live_in = ARENA_NEW(L->arena, uint64_t, (size_t)n * w);
+  uint64_t *use = ARENA_NEW(L->arena, uint64_t, (size_t)n *w),
+           *def = ARENA_NEW(L->arena, uint64_t, (size_t)n *w);
+  L->live_in = ARENA_NEW(L->arena, uint64_t, (size_t)n *w);
   for (int pc = 0; pc < n; pc++) {
     block_use_def(L, pc, use + (size_t)pc * w, def + (size_t)pc * w);
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); phi && LLVMIsAPHINode(phi);
-         phi = LLVMGetNextInstruction(phi))
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb);
+         phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi))
       set_bit(use + (size_t)pc * w, lw_slot(L, phi)->index); /* a phi is live where it starts */
   }
   for (int changed = 1; changed;) {
@@ -153,7 +160,8 @@ void lw_liveness(lower *L) {
   L->live_set = ARENA_NEW(L->arena, int, n);
   for (int pc = 0; pc < n; pc++) {
     int same = 0; /* pc itself at the latest */
-    while (memcmp(L->live_in + (size_t)same * w, L->live_in + (size_t)pc * w, (size_t)w * sizeof *use))
+    while (
+        memcmp(L->live_in + (size_t)same * w, L->live_in + (size_t)pc * w, (size_t)w * sizeof *use))
       same++;
     L->live_set[pc] = same;
   }

@@ -35,23 +35,27 @@ static LLVMValueRef group_gep(lower *L, LLVMValueRef gep) {
   int n = LLVMGetNumOperands(gep) - 1;
   if (n > 16) return lw_unsupported(L, gep, "a getelementptr with more than 16 indices"), NULL;
   LLVMValueRef base = LLVMGetOperand(gep, 0);
-  base = lw_slot(L, base) && lw_slot(L, base)->shape != UNIFORM ? lw_vector_of(L, base) : lw_scalar_of(L, base);
+  base = lw_slot(L, base) && lw_slot(L, base)->shape != UNIFORM ? lw_vector_of(L, base)
+                                                                : lw_scalar_of(L, base);
   for (int i = 0; i < n; i++) {
     LLVMValueRef o = LLVMGetOperand(gep, i + 1);
     slot *s = lw_slot(L, o);
     idx[i] = s && s->shape != UNIFORM ? lw_vector_of(L, o) : lw_scalar_of(L, o);
   }
-  LLVMValueRef r = LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(gep), base, idx, (unsigned)n, "");
+  LLVMValueRef r = LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(gep), base, idx, (unsigned)n,
+                                 "");
   return LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVectorTypeKind ? r : lw_splat(L, r);
 }
 
 /* <G x ptr> to <kG x ptr>: lane l's k element addresses. */
 static LLVMValueRef element_ptrs(lower *L, LLVMValueRef p, unsigned k, size_t esz) {
   if (k == 1) return p;
-  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, k * L->G), *o = ARENA_NEW(L->arena, LLVMValueRef, k * L->G);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, k * L->G),
+               *o = ARENA_NEW(L->arena, LLVMValueRef, k * L->G);
   for (unsigned i = 0; i < k * L->G; i++)
     m[i] = lw_const_i32(L, i / k), o[i] = lw_const_i64(L, (i % k) * esz);
-  LLVMValueRef wide = LLVMBuildShuffleVector(L->b, p, LLVMGetPoison(LLVMTypeOf(p)), LLVMConstVector(m, k * L->G), "");
+  LLVMValueRef wide = LLVMBuildShuffleVector(L->b, p, LLVMGetPoison(LLVMTypeOf(p)),
+                                             LLVMConstVector(m, k * L->G), "");
   LLVMValueRef off = LLVMConstVector(o, k * L->G);
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), wide, &off, 1, "");
 }
@@ -101,9 +105,21 @@ static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
 
 static int scalar_again(LLVMValueRef v) {
   switch (LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
-  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt:
-  case LLVMGetElementPtr: case LLVMAddrSpaceCast: case LLVMBitCast: return 1;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMGetElementPtr:
+  case LLVMAddrSpaceCast:
+  case LLVMBitCast: return 1;
   default: return 0;
   }
 }
@@ -147,21 +163,25 @@ static LLVMValueRef lane_again(lower *L, LLVMValueRef v, LLVMValueRef lane, ptrm
 static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane) {
   ptrmap done = {0};
   if (recomputable(L, v, 0)) return lane_again(L, v, lane, &done);
-  return lw_slot(L, v)->shape == UNIFORM ? lw_scalar_of(L, v)
-                                         : LLVMBuildExtractElement(L->b, lw_vector_of(L, v), lane, "");
+  return lw_slot(L, v)->shape == UNIFORM
+             ? lw_scalar_of(L, v)
+             : LLVMBuildExtractElement(L->b, lw_vector_of(L, v), lane, "");
 }
 
 /* The address lane 0 of the group would use, for a packed access at `addr` of elements of type
  * t. With every lane active it is lane 0's own; otherwise it comes from the first active lane:
  * an inactive lane's value may be stale (a frame slot it never stored, say). */
-static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t, enum access_mode mode) {
+static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t,
+                                  enum access_mode mode) {
   if (mode == PACKED_FULL) return lane_value(L, addr, lw_const_i64(L, 0));
   LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group); /* not 0: BCC skips empty groups */
   LLVMTypeRef bt = LLVMTypeOf(bits);
-  LLVMValueRef first = lw_intrinsic(L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
-                                    (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+  LLVMValueRef first = lw_intrinsic(
+      L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
+      (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
-  LLVMValueRef back = LLVMBuildMul(L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMABISizeOfType(L->td, t)), "");
+  LLVMValueRef back = LLVMBuildMul(
+      L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMABISizeOfType(L->td, t)), "");
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane), &back, 1, "");
 }
 
@@ -229,13 +249,15 @@ static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
     LLVMSetAlignment(c, LLVMGetAlignment(ld));
     return lw_splat(L, c);
   }
-  return is_packed(L, addr, LLVMTypeOf(ld)) ? affine_switch(L, ld, load_access) : load_access(L, ld, GATHER);
+  return is_packed(L, addr, LLVMTypeOf(ld)) ? affine_switch(L, ld, load_access)
+                                            : load_access(L, ld, GATHER);
 }
 
 static void lower_store(lower *L, LLVMValueRef st) {
   LLVMValueRef val = LLVMGetOperand(st, 0), addr = LLVMGetOperand(st, 1);
   if (divergence_of(L->dv, addr).shape == UNIFORM && divergence_of(L->dv, val).shape == UNIFORM) {
-    LLVMSetAlignment(LLVMBuildStore(L->b, lw_scalar_of(L, val), lw_scalar_of(L, addr)), LLVMGetAlignment(st));
+    LLVMSetAlignment(LLVMBuildStore(L->b, lw_scalar_of(L, val), lw_scalar_of(L, addr)),
+                     LLVMGetAlignment(st));
     return;
   }
   if (is_packed(L, addr, LLVMTypeOf(val))) affine_switch(L, st, store_access);
@@ -247,7 +269,8 @@ static void lower_store(lower *L, LLVMValueRef st) {
 static LLVMValueRef lower_alloca(lower *L, LLVMValueRef inst) {
   slot *s = lw_slot(L, inst);
   size_t size = LLVMABISizeOfType(L->td, LLVMGetAllocatedType(inst));
-  LLVMValueRef lanes = LLVMBuildMul(L->b, lw_iota(L, LLVMInt64TypeInContext(L->c), L->lane_group * L->G),
+  LLVMValueRef lanes = LLVMBuildMul(L->b,
+                                    lw_iota(L, LLVMInt64TypeInContext(L->c), L->lane_group * L->G),
                                     lw_splat(L, lw_const_i64(L, size)), "");
   LLVMValueRef off = LLVMBuildAdd(L->b, lanes, lw_splat(L, lw_const_i64(L, s->priv_off)), "");
   LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->frame, &off, 1, "");
@@ -257,9 +280,11 @@ static LLVMValueRef lower_alloca(lower *L, LLVMValueRef inst) {
 
 static LLVMValueRef lower_select(lower *L, LLVMValueRef inst) {
   LLVMValueRef c = LLVMGetOperand(inst, 0);
-  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 1)), b = lw_vector_of(L, LLVMGetOperand(inst, 2));
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 1)),
+               b = lw_vector_of(L, LLVMGetOperand(inst, 2));
   unsigned k = lw_width(LLVMTypeOf(inst));
-  if (divergence_of(L->dv, c).shape == UNIFORM) return LLVMBuildSelect(L->b, lw_scalar_of(L, c), a, b, "");
+  if (divergence_of(L->dv, c).shape == UNIFORM)
+    return LLVMBuildSelect(L->b, lw_scalar_of(L, c), a, b, "");
   LLVMValueRef cv = lw_vector_of(L, c);
   if (lw_width(LLVMTypeOf(c)) != k) cv = lw_expand_mask(L, cv, k);
   return LLVMBuildSelect(L->b, cv, a, b, "");
@@ -278,10 +303,12 @@ static LLVMValueRef per_element(lower *L, LLVMValueRef v, unsigned k) {
 static LLVMValueRef lower_extract(lower *L, LLVMValueRef inst) {
   LLVMValueRef idx = LLVMGetOperand(inst, 1), v = lw_vector_of(L, LLVMGetOperand(inst, 0));
   unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0)));
-  if (LLVMIsAConstantInt(idx)) return lw_component(L, v, k, (unsigned)LLVMConstIntGetZExtValue(idx));
+  if (LLVMIsAConstantInt(idx))
+    return lw_component(L, v, k, (unsigned)LLVMConstIntGetZExtValue(idx));
   LLVMValueRef lanes_idx = lw_vector_of(L, idx), r = lw_component(L, v, k, 0);
   for (unsigned c = 1; c < k; c++) {
-    LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, lanes_idx, lw_splat(L, LLVMConstInt(LLVMTypeOf(idx), c, 0)), "");
+    LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, lanes_idx,
+                                    lw_splat(L, LLVMConstInt(LLVMTypeOf(idx), c, 0)), "");
     r = LLVMBuildSelect(L->b, at, lw_component(L, v, k, c), r, "");
   }
   return r;
@@ -301,13 +328,15 @@ static LLVMValueRef lower_insert(lower *L, LLVMValueRef inst) {
     return LLVMBuildShuffleVector(L->b, vec, wide, LLVMConstVector(m, n), "");
   }
   for (unsigned i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMTypeOf(idx), i % k, 0);
-  LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, per_element(L, lw_vector_of(L, idx), k), LLVMConstVector(m, n), "");
+  LLVMValueRef at = LLVMBuildICmp(L->b, LLVMIntEQ, per_element(L, lw_vector_of(L, idx), k),
+                                  LLVMConstVector(m, n), "");
   return LLVMBuildSelect(L->b, at, wide, vec, "");
 }
 
 static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
   unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(inst, 0))), n = LLVMGetNumMaskElements(inst);
-  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b = lw_vector_of(L, LLVMGetOperand(inst, 1));
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)),
+               b = lw_vector_of(L, LLVMGetOperand(inst, 1));
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n * L->G);
   for (unsigned l = 0; l < L->G; l++)
     for (unsigned j = 0; j < n; j++) {
@@ -363,11 +392,13 @@ static divisor magic_u32(lower *L, LLVMValueRef d) {
   divisor r;
   r.d = d = int_op(L, "llvm.umax", d, const_like(L, t, 1));
   LLVMValueRef below = LLVMBuildSub(L->b, d, const_like(L, t, 1), "");
-  LLVMValueRef l = LLVMBuildSub(L->b, const_like(L, t, 32),
-                                int_op(L, "llvm.ctlz", below, LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)), "");
+  LLVMValueRef l = LLVMBuildSub(
+      L->b, const_like(L, t, 32),
+      int_op(L, "llvm.ctlz", below, LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)), "");
   LLVMValueRef d64 = LLVMBuildZExt(L->b, d, t64, "");
   LLVMValueRef pow = LLVMBuildShl(L->b, const_like(L, t64, 1), LLVMBuildZExt(L->b, l, t64, ""), "");
-  LLVMValueRef num = LLVMBuildShl(L->b, LLVMBuildSub(L->b, pow, d64, ""), const_like(L, t64, 32), "");
+  LLVMValueRef num = LLVMBuildShl(L->b, LLVMBuildSub(L->b, pow, d64, ""), const_like(L, t64, 32),
+                                  "");
   LLVMValueRef m = LLVMBuildAdd(L->b, LLVMBuildUDiv(L->b, num, d64, ""), const_like(L, t64, 1), "");
   r.m = LLVMBuildTrunc(L->b, m, t, "");
   r.s1 = int_op(L, "llvm.umin", l, const_like(L, t, 1));
@@ -412,8 +443,11 @@ static LLVMValueRef div_uniform(lower *L, LLVMOpcode op, LLVMValueRef a, LLVMVal
     q = LLVMBuildSub(L->b, un, LLVMBuildMul(L->b, q, lw_splat(L, dv.d), ""), "");
     sign = sgn ? LLVMBuildAShr(L->b, n, const_like(L, v32, 31), "") : NULL;
   } else {
-    LLVMValueRef d = sgn ? lw_splat(L, LLVMBuildIntCast2(L->b, lw_scalar_of(L, b), LLVMTypeOf(dv.d), 1, "")) : NULL;
-    sign = sgn ? LLVMBuildAShr(L->b, LLVMBuildXor(L->b, n, d, ""), const_like(L, v32, 31), "") : NULL;
+    LLVMValueRef d = sgn ? lw_splat(L, LLVMBuildIntCast2(L->b, lw_scalar_of(L, b), LLVMTypeOf(dv.d),
+                                                         1, ""))
+                         : NULL;
+    sign = sgn ? LLVMBuildAShr(L->b, LLVMBuildXor(L->b, n, d, ""), const_like(L, v32, 31), "")
+               : NULL;
   }
   if (sign) q = LLVMBuildSub(L->b, LLVMBuildXor(L->b, q, sign, ""), sign, "");
   return LLVMBuildIntCast2(L->b, q, vt, sgn, "");
@@ -442,15 +476,18 @@ static LLVMValueRef lower_div(lower *L, LLVMValueRef inst, LLVMOpcode op) {
 }
 
 static LLVMValueRef lower_binop(lower *L, LLVMValueRef inst, LLVMOpcode op) {
-  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) return lower_div(L, inst, op);
-  return LLVMBuildBinOp(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)), lw_vector_of(L, LLVMGetOperand(inst, 1)), "");
+  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem)
+    return lower_div(L, inst, op);
+  return LLVMBuildBinOp(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)),
+                        lw_vector_of(L, LLVMGetOperand(inst, 1)), "");
 }
 
 static LLVMValueRef lower_value_inst(lower *L, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   if (op >= LLVMAdd && op <= LLVMXor) return lower_binop(L, inst, op);
   if ((op >= LLVMTrunc && op <= LLVMBitCast) || op == LLVMAddrSpaceCast)
-    return LLVMBuildCast(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)), lw_vtype(L, LLVMTypeOf(inst)), "");
+    return LLVMBuildCast(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)),
+                         lw_vtype(L, LLVMTypeOf(inst)), "");
   switch (op) {
   case LLVMFNeg: return LLVMBuildFNeg(L->b, lw_vector_of(L, LLVMGetOperand(inst, 0)), "");
   case LLVMICmp:

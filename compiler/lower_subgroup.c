@@ -27,15 +27,19 @@ static int op_of(const char *name, sg_op *op) {
   return 0;
 }
 
-static int is_real(LLVMTypeRef t) { return LLVMGetTypeKind(lw_elem_type(t)) != LLVMIntegerTypeKind; }
+static int is_real(LLVMTypeRef t) {
+  return LLVMGetTypeKind(lw_elem_type(t)) != LLVMIntegerTypeKind;
+}
 
 /* The value that changes nothing under op (-0 for a float sum, so that -0 stays -0). */
 static LLVMValueRef identity(LLVMTypeRef t, sg_op op, int is_unsigned) {
-  if (is_real(t)) return ir_const_real(t, op == SG_ADD ? -0.0 : op == SG_MIN ? INFINITY : -INFINITY);
+  if (is_real(t))
+    return ir_const_real(t, op == SG_ADD ? -0.0 : op == SG_MIN ? INFINITY : -INFINITY);
   unsigned bits = ir_scalar_bits(t);
   unsigned long long all = bits == 64 ? ~0ull : (1ull << bits) - 1, sign = 1ull << (bits - 1);
-  unsigned long long v = op == SG_ADD ? 0 : op == SG_MIN ? (is_unsigned ? all : sign - 1)
-                                                         : (is_unsigned ? 0 : sign);
+  unsigned long long v = op == SG_ADD   ? 0
+                         : op == SG_MIN ? (is_unsigned ? all : sign - 1)
+                                        : (is_unsigned ? 0 : sign);
   return ir_const_int(t, v);
 }
 
@@ -47,10 +51,11 @@ static LLVMValueRef start(LLVMTypeRef t, sg_op op, int is_unsigned) {
 }
 
 static LLVMValueRef combine(lower *L, sg_op op, int is_unsigned, LLVMValueRef a, LLVMValueRef b) {
-  if (op == SG_ADD) return is_real(LLVMTypeOf(a)) ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
+  if (op == SG_ADD)
+    return is_real(LLVMTypeOf(a)) ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
   const char *name = is_real(LLVMTypeOf(a)) ? (op == SG_MIN ? "llvm.minnum" : "llvm.maxnum")
-                     : op == SG_MIN ? (is_unsigned ? "llvm.umin" : "llvm.smin")
-                                    : (is_unsigned ? "llvm.umax" : "llvm.smax");
+                     : op == SG_MIN         ? (is_unsigned ? "llvm.umin" : "llvm.smin")
+                                            : (is_unsigned ? "llvm.umax" : "llvm.smax");
   LLVMTypeRef t = LLVMTypeOf(a);
   return lw_intrinsic(L, name, &t, 1, (LLVMValueRef[]){a, b}, 2);
 }
@@ -61,9 +66,11 @@ static LLVMValueRef reduce(lower *L, sg_op op, int is_unsigned, LLVMValueRef acc
   if (op == SG_ADD && is_real(vt)) /* ordered: lane 0 first, as a loop over the lanes adds */
     return lw_intrinsic(L, "llvm.vector.reduce.fadd", &vt, 1, (LLVMValueRef[]){acc, v}, 2);
   const char *name = op == SG_ADD ? "llvm.vector.reduce.add"
-                     : is_real(vt) ? (op == SG_MIN ? "llvm.vector.reduce.fmin" : "llvm.vector.reduce.fmax")
-                     : op == SG_MIN ? (is_unsigned ? "llvm.vector.reduce.umin" : "llvm.vector.reduce.smin")
-                                    : (is_unsigned ? "llvm.vector.reduce.umax" : "llvm.vector.reduce.smax");
+                     : is_real(vt)
+                         ? (op == SG_MIN ? "llvm.vector.reduce.fmin" : "llvm.vector.reduce.fmax")
+                     : op == SG_MIN
+                         ? (is_unsigned ? "llvm.vector.reduce.umin" : "llvm.vector.reduce.smin")
+                         : (is_unsigned ? "llvm.vector.reduce.umax" : "llvm.vector.reduce.smax");
   return combine(L, op, is_unsigned, acc, lw_intrinsic(L, name, &vt, 1, &v, 1));
 }
 
@@ -93,7 +100,8 @@ static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
     LLVMValueRef v = group_value(L, x, g, all ? LLVMConstInt(LLVMTypeOf(x), 1, 0) : zero);
     LLVMValueRef holds = LLVMBuildICmp(L->b, LLVMIntNE, v, lw_splat(L, zero), "");
     LLVMTypeRef ht = LLVMTypeOf(holds);
-    LLVMValueRef r = lw_intrinsic(L, all ? "llvm.vector.reduce.and" : "llvm.vector.reduce.or", &ht, 1, &holds, 1);
+    LLVMValueRef r = lw_intrinsic(L, all ? "llvm.vector.reduce.and" : "llvm.vector.reduce.or", &ht,
+                                  1, &holds, 1);
     acc = all ? LLVMBuildAnd(L->b, acc, r, "") : LLVMBuildOr(L->b, acc, r, "");
   }
   return LLVMBuildZExt(L->b, acc, LLVMTypeOf(call), "");
@@ -102,7 +110,8 @@ static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
 /* sub_group_broadcast(x, id): lane id's x (id is the same in every lane). */
 static LLVMValueRef broadcast(lower *L, LLVMValueRef call) {
   if (divergence_of(L->dv, LLVMGetOperand(call, 1)).shape != UNIFORM)
-    return lw_unsupported(L, call, "sub_group_broadcast from a lane that differs between lanes"), NULL;
+    return lw_unsupported(L, call, "sub_group_broadcast from a lane that differs between lanes"),
+           NULL;
   LLVMValueRef x = LLVMGetOperand(call, 0), id = lw_scalar_of(L, LLVMGetOperand(call, 1));
   LLVMValueRef G = LLVMConstInt(LLVMTypeOf(id), L->G, 0);
   LLVMValueRef lane = LLVMBuildURem(L->b, id, G, ""), grp = LLVMBuildUDiv(L->b, id, G, "");
@@ -119,7 +128,8 @@ static LLVMValueRef broadcast(lower *L, LLVMValueRef call) {
 static LLVMValueRef group_items(lower *L) {
   LLVMValueRef n = lw_group_u64(L, offsetof(weft_group, local_size));
   for (int d = 1; d < 3; d++)
-    n = LLVMBuildMul(L->b, n, lw_group_u64(L, offsetof(weft_group, local_size) + 8 * (size_t)d), "");
+    n = LLVMBuildMul(L->b, n, lw_group_u64(L, offsetof(weft_group, local_size) + 8 * (size_t)d),
+                     "");
   return n;
 }
 
@@ -128,9 +138,12 @@ static LLVMValueRef warp_index(lower *L) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
   LLVMValueRef linear = lw_const_i64(L, 0), scale = lw_const_i64(L, 1);
   for (size_t d = 0; d < 3; d++) {
-    LLVMValueRef lid = LLVMBuildLoad2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * d * WEFT_MAX_WARP), "");
-    linear = LLVMBuildAdd(L->b, linear, LLVMBuildMul(L->b, LLVMBuildZExt(L->b, lid, i64, ""), scale, ""), "");
-    scale = LLVMBuildMul(L->b, scale, lw_group_u64(L, offsetof(weft_group, local_size) + 8 * d), "");
+    LLVMValueRef lid = LLVMBuildLoad2(
+        L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid) + 4 * d * WEFT_MAX_WARP), "");
+    linear = LLVMBuildAdd(L->b, linear,
+                          LLVMBuildMul(L->b, LLVMBuildZExt(L->b, lid, i64, ""), scale, ""), "");
+    scale = LLVMBuildMul(L->b, scale, lw_group_u64(L, offsetof(weft_group, local_size) + 8 * d),
+                         "");
   }
   return LLVMBuildUDiv(L->b, linear, lw_const_i64(L, L->W), "");
 }
@@ -144,9 +157,11 @@ static LLVMValueRef query(lower *L, const char *name, int uniform) {
   if (!strcmp(name, "get_max_sub_group_size")) r = W;
   else if (!strcmp(name, "get_sub_group_id")) r = warp_index(L);
   else if (strstr(name, "num_sub_groups"))
-    r = LLVMBuildUDiv(L->b, LLVMBuildAdd(L->b, group_items(L), lw_const_i64(L, L->W - 1), ""), W, "");
+    r = LLVMBuildUDiv(L->b, LLVMBuildAdd(L->b, group_items(L), lw_const_i64(L, L->W - 1), ""), W,
+                      "");
   else if (!strcmp(name, "get_sub_group_size")) {
-    LLVMValueRef left = LLVMBuildSub(L->b, group_items(L), LLVMBuildMul(L->b, warp_index(L), W, ""), "");
+    LLVMValueRef left = LLVMBuildSub(L->b, group_items(L), LLVMBuildMul(L->b, warp_index(L), W, ""),
+                                     "");
     r = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntULT, left, W, ""), left, W, "");
   } else return NULL;
   r = LLVMBuildTrunc(L->b, r, i32, "");
@@ -158,15 +173,19 @@ static LLVMValueRef query(lower *L, const char *name, int uniform) {
 static LLVMValueRef scan(lower *L, LLVMValueRef call, sg_op op, int inclusive, int is_unsigned) {
   LLVMTypeRef t = LLVMTypeOf(call), i32 = LLVMInt32TypeInContext(L->c);
   LLVMValueRef idle = lw_splat(L, identity(t, op, is_unsigned));
-  LLVMValueRef v = LLVMBuildSelect(L->b, L->lane_group_mask, lw_vector_of(L, LLVMGetOperand(call, 0)), idle, "");
+  LLVMValueRef v = LLVMBuildSelect(L->b, L->lane_group_mask,
+                                   lw_vector_of(L, LLVMGetOperand(call, 0)), idle, "");
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->G);
   for (unsigned step = 1; step < L->G; step *= 2) {
-    for (unsigned i = 0; i < L->G; i++) m[i] = LLVMConstInt(i32, i >= step ? i - step : L->G + i, 0);
-    v = combine(L, op, is_unsigned, v, LLVMBuildShuffleVector(L->b, v, idle, LLVMConstVector(m, L->G), ""));
+    for (unsigned i = 0; i < L->G; i++)
+      m[i] = LLVMConstInt(i32, i >= step ? i - step : L->G + i, 0);
+    v = combine(L, op, is_unsigned, v,
+                LLVMBuildShuffleVector(L->b, v, idle, LLVMConstVector(m, L->G), ""));
   }
   LLVMValueRef carry = lw_splat(L, LLVMBuildLoad2(L->b, t, L->scan_carry, ""));
   LLVMValueRef incl = combine(L, op, is_unsigned, carry, v);
-  LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, incl, lw_const_i32(L, L->G - 1), ""), L->scan_carry);
+  LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, incl, lw_const_i32(L, L->G - 1), ""),
+                 L->scan_carry);
   if (inclusive) return incl;
   for (unsigned i = 0; i < L->G; i++) m[i] = LLVMConstInt(i32, i ? i - 1 : L->G, 0);
   return LLVMBuildShuffleVector(L->b, incl, carry, LLVMConstVector(m, L->G), "");
@@ -198,7 +217,8 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
   LLVMValueRef r = NULL;
   if (!strcmp(n, "sub_group_all") || !strcmp(n, "sub_group_any")) r = vote(L, call, n[11] == 'l');
   else if (!strcmp(n, "sub_group_broadcast")) r = broadcast(L, call);
-  else if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op)) r = reduction(L, call, op, is_unsigned);
+  else if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op))
+    r = reduction(L, call, op, is_unsigned);
   /* Uniform but for a result used past the divergent branch it is under (divergence.c): then
    * each lane group takes the warp's value, in a segment of its own (lw_runs_alone). */
   return r && !uniform ? lw_splat(L, r) : r;

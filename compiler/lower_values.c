@@ -70,7 +70,8 @@ LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
 
 LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t) {
   LLVMValueRef o = lw_const_i64(L, offset);
-  return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""), "");
+  return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""),
+                        "");
 }
 
 /* Values fixed for the work-group go to the end of the part's entry block, before its branch
@@ -106,8 +107,8 @@ void lw_unsupported(lower *L, LLVMValueRef inst, const char *what) {
   if (L->error) return;
   unsigned line = LLVMGetDebugLocLine(inst);
   const char *file = LLVMGetDebugLocFilename(inst, &(unsigned){0});
-  if (asprintf(&L->error, "%s:%u: weft does not support %s", file ? file : "kernel", line,
-               what) < 0)
+  if (asprintf(&L->error, "%s:%u: weft does not support %s", file ? file : "kernel", line, what) <
+      0)
     L->error = NULL;
 }
 
@@ -158,8 +159,18 @@ static int rematerializable(lower *L, LLVMValueRef inst) {
     n = LLVMGetNumArgOperands(inst);
   } else {
     switch (LLVMGetInstructionOpcode(inst)) {
-    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMAShr: case LLVMLShr:
-    case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt: break;
+    case LLVMAdd:
+    case LLVMSub:
+    case LLVMMul:
+    case LLVMShl:
+    case LLVMAShr:
+    case LLVMLShr:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMXor:
+    case LLVMTrunc:
+    case LLVMZExt:
+    case LLVMSExt: break;
     default: return 0;
     }
   }
@@ -189,7 +200,8 @@ static void make_slot(lower *L, LLVMValueRef inst) {
 
 void lw_make_slots(lower *L) {
   for (int pc = 0; pc < L->cfg->nblocks; pc++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); i; i = LLVMGetNextInstruction(i))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); i;
+         i = LLVMGetNextInstruction(i))
       if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) make_slot(L, i);
   L->cross = ARENA_NEW(L->arena, slot *, L->ncross + 1);
   for (unsigned i = 0; i < L->slots.cap; i++) {
@@ -204,7 +216,8 @@ void lw_make_allocas(lower *L) {
     if (!L->slots.keys[i]) continue;
     if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
     else
-      for (unsigned g = 0; g < L->ngroups; g++) s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
+      for (unsigned g = 0; g < L->ngroups; g++)
+        s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
   }
 }
 
@@ -223,8 +236,10 @@ static LLVMValueRef rebuild_const(lower *L, LLVMValueRef v) {
   if (!local) return v;
   LLVMOpcode op = LLVMGetConstOpcode(v);
   if (op == LLVMGetElementPtr)
-    return LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(v), ops[0], ops + 1, (unsigned)n - 1, "");
-  if ((op >= LLVMTrunc && op <= LLVMBitCast) || op == LLVMAddrSpaceCast) return LLVMBuildCast(L->b, op, ops[0], LLVMTypeOf(v), "");
+    return LLVMBuildGEP2(L->b, LLVMGetGEPSourceElementType(v), ops[0], ops + 1, (unsigned)n - 1,
+                         "");
+  if ((op >= LLVMTrunc && op <= LLVMBitCast) || op == LLVMAddrSpaceCast)
+    return LLVMBuildCast(L->b, op, ops[0], LLVMTypeOf(v), "");
   DIE("constant expression with opcode %d over __local memory", (int)op);
 }
 
@@ -234,7 +249,8 @@ LLVMValueRef lw_component(lower *L, LLVMValueRef v, unsigned k, unsigned c) {
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, lanes);
   for (unsigned l = 0; l < lanes; l++) m[l] = lw_const_i32(L, l * k + c);
   if (lanes == 1) return LLVMBuildExtractElement(L->b, v, m[0], "");
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes), "");
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, lanes),
+                                "");
 }
 
 LLVMValueRef lw_scalar_of(lower *L, LLVMValueRef v) {

@@ -74,11 +74,11 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->work_group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->work_group, offsetof(weft_group, local_mem), ptr);
-  L->x_aligned = L->x_aligned_only
-                     ? LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)
-                     : LLVMBuildICmp(L->b, LLVMIntNE,
-                                     lw_load_at(L, L->work_group, offsetof(weft_group, x_aligned), i32),
-                                     lw_const_i32(L, 0), "");
+  L->x_aligned = L->x_aligned_only ? LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)
+                                   : LLVMBuildICmp(L->b, LLVMIntNE,
+                                                   lw_load_at(L, L->work_group,
+                                                              offsetof(weft_group, x_aligned), i32),
+                                                   lw_const_i32(L, 0), "");
   map_params(L, kfn, k);
   map_static_locals(L);
 }
@@ -124,7 +124,8 @@ static void build_resumes(lower *L, LLVMValueRef pc, LLVMValueRef sw, LLVMBasicB
 /* Resumes at ctx->pc: in this part, the live values come back from the frame; a PC of another
  * part is handed to that part. */
 static void build_dispatch(lower *L) {
-  LLVMValueRef pc = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, pc), LLVMInt32TypeInContext(L->c));
+  LLVMValueRef pc = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, pc),
+                               LLVMInt32TypeInContext(L->c));
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->c, L->fn, "bad.pc");
   LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, bad, (unsigned)L->cfg->nblocks);
   LLVMPositionBuilderAtEnd(L->b, bad);
@@ -229,9 +230,17 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
                          char **err) {
   LLVMModuleRef m = LLVMGetGlobalParent(kfn);
   weft_compiled_kernel *k = &out->info;
-  lower L = {.arena = a, .cfg = g, .dv = dv, .c = LLVMGetModuleContext(m), .m = m, .W = t->warp,
-             .G = t->lanes, .ngroups = t->warp / t->lanes, .avx512 = t->avx512,
-             .x_aligned_only = t->x_aligned_only, .td = LLVMGetModuleDataLayout(m)};
+  lower L = {.arena = a,
+             .cfg = g,
+             .dv = dv,
+             .c = LLVMGetModuleContext(m),
+             .m = m,
+             .W = t->warp,
+             .G = t->lanes,
+             .ngroups = t->warp / t->lanes,
+             .avx512 = t->avx512,
+             .x_aligned_only = t->x_aligned_only,
+             .td = LLVMGetModuleDataLayout(m)};
   ptrmap_init(L.arena, &L.slots, 256);
   ptrmap_init(L.arena, &L.uniforms, 64);
   lw_make_slots(&L);

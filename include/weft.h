@@ -47,10 +47,10 @@ typedef struct weft_options {
   unsigned threads;   /* worker threads; 0: one per online CPU */
   const char *policy; /* reconvergence policy: "stack" (NULL: "stack"), "mp", "mp-orec", "pc" */
   unsigned warp;      /* W, work-items per warp: 4, 8, 16, 32 or 64; 0: 32 */
-  unsigned lanes;     /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */
+  unsigned lanes; /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */
   /* How mp and mp-orec schedule the splits of a warp (stack and pc ignore both): */
   const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
-  unsigned max_splits;     /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
+  unsigned max_splits; /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
                               split that finds them all taken waits for one to end; 0: W */
   /* 1: every policy decision returns to the runtime, which takes it (the reference path that
    * traces take too); 0: the generated code hands each decision to the policy and goes on.
@@ -90,15 +90,24 @@ WEFT_API void weft_program_release(weft_program *program);
 
 /* ---- kernels and their arguments ---- */
 typedef enum weft_type {
-  WEFT_I8, WEFT_U8, WEFT_I16, WEFT_U16, WEFT_I32, WEFT_U32, WEFT_I64, WEFT_U64,
-  WEFT_F32, WEFT_F64, WEFT_OTHER
+  WEFT_I8,
+  WEFT_U8,
+  WEFT_I16,
+  WEFT_U16,
+  WEFT_I32,
+  WEFT_U32,
+  WEFT_I64,
+  WEFT_U64,
+  WEFT_F32,
+  WEFT_F64,
+  WEFT_OTHER
 } weft_type;
 
 typedef enum weft_arg_kind {
-  WEFT_ARG_VALUE,    /* passed by value: a scalar or a vector such as float4 */
-  WEFT_ARG_GLOBAL,   /* a __global buffer */
+  WEFT_ARG_VALUE, /* passed by value: a scalar or a vector such as float4 */
+  WEFT_ARG_GLOBAL, /* a __global buffer */
   WEFT_ARG_CONSTANT, /* a __constant buffer */
-  WEFT_ARG_LOCAL,    /* a __local buffer: only its size is given, weft allocates it */
+  WEFT_ARG_LOCAL, /* a __local buffer: only its size is given, weft allocates it */
 } weft_arg_kind;
 
 /* Bytes of one value of the type: 1, 2, 4 or 8; 0 for WEFT_OTHER and anything else. */
@@ -111,23 +120,22 @@ WEFT_API const char *weft_type_name(weft_type type);
 WEFT_API const char *weft_arg_kind_name(weft_arg_kind kind);
 
 typedef struct weft_arg_info {
-  const char *name;      /* the parameter's name in the source */
+  const char *name; /* the parameter's name in the source */
   const char *type_name; /* as written, e.g. "float*" or "uint" */
   weft_arg_kind kind;
-  weft_type type;        /* the scalar (or element) type; for buffers the pointee's */
+  weft_type type; /* the scalar (or element) type; for buffers the pointee's */
   unsigned vector_width; /* 1 for scalars, 4 for float4 */
-  size_t size;           /* bytes of a VALUE argument; bytes of one element for buffers */
+  size_t size; /* bytes of a VALUE argument; bytes of one element for buffers */
 } weft_arg_info;
 
 typedef struct weft_arg {
   weft_arg_kind kind;
-  weft_type type;    /* VALUE: the type of *value, checked against the parameter */
-  size_t size;       /* VALUE: bytes at value; buffers: bytes of the buffer */
+  weft_type type; /* VALUE: the type of *value, checked against the parameter */
+  size_t size; /* VALUE: bytes at value; buffers: bytes of the buffer */
   const void *value; /* VALUE: the value; GLOBAL/CONSTANT: the buffer; LOCAL: NULL */
 } weft_arg;
 
-WEFT_API weft_status weft_kernel_create(weft_program *program, const char *name,
-                                        weft_kernel **out);
+WEFT_API weft_status weft_kernel_create(weft_program *program, const char *name, weft_kernel **out);
 WEFT_API void weft_kernel_release(weft_kernel *kernel);
 WEFT_API const char *weft_kernel_name(const weft_kernel *kernel);
 WEFT_API unsigned weft_kernel_num_args(const weft_kernel *kernel);
@@ -138,26 +146,26 @@ WEFT_API const char *weft_program_kernel_name(const weft_program *program, unsig
 
 /* ---- launching ---- */
 typedef struct weft_ndrange {
-  unsigned dims;    /* 1, 2 or 3 */
+  unsigned dims; /* 1, 2 or 3 */
   size_t global[3]; /* work-items per dimension */
-  size_t local[3];  /* work-group size per dimension; each must divide global */
+  size_t local[3]; /* work-group size per dimension; each must divide global */
 } weft_ndrange;
 
 /* What one launch did. The counts are over all warps of the launch. */
 typedef struct weft_stats {
-  double time_ms;              /* wall time of the launch */
+  double time_ms; /* wall time of the launch */
   uint64_t work_groups, warps;
-  uint64_t block_execs;        /* blocks run by a warp or split (one per block, not per group) */
-  uint64_t instr_execs;        /* Σ instructions of the block, over block executions */
-  uint64_t lane_instrs;        /* Σ active lanes × instructions of the block */
-  double simd_efficiency;      /* lane_instrs / (W × instr_execs) */
-  uint64_t groups_run;         /* lane groups that ran a block */
-  uint64_t groups_skipped;     /* lane groups skipped because no lane was active (BCC) */
+  uint64_t block_execs; /* blocks run by a warp or split (one per block, not per group) */
+  uint64_t instr_execs; /* Σ instructions of the block, over block executions */
+  uint64_t lane_instrs; /* Σ active lanes × instructions of the block */
+  double simd_efficiency; /* lane_instrs / (W × instr_execs) */
+  uint64_t groups_run; /* lane groups that ran a block */
+  uint64_t groups_skipped; /* lane groups skipped because no lane was active (BCC) */
   uint64_t divergent_branches; /* branches whose active lanes went more than one way */
-  uint64_t reconvergences;     /* times diverged lanes met again at a reconvergence point (the
+  uint64_t reconvergences; /* times diverged lanes met again at a reconvergence point (the
                                   IPDOM of their branch); early ones are not counted here */
-  uint64_t policy_calls;       /* calls from generated code into the policy */
-  uint64_t barriers;           /* barrier completions, per work-group */
+  uint64_t policy_calls; /* calls from generated code into the policy */
+  uint64_t barriers; /* barrier completions, per work-group */
   /* Returns to the scheduler that it resumed: calls of the warp function after a warp's first
    * one. The policy decides inside the generated code, so only a warp that cannot go on (it
    * waits at a barrier) returns; with weft_options.reference_path every decision does. */
@@ -202,12 +210,12 @@ WEFT_API char *weft_mask_string(char buf[WEFT_MASK_CHARS], uint64_t mask, unsign
 
 /* What a step did, as the papers name it. */
 typedef enum weft_trace_event {
-  WEFT_TRACE_EXECUTE,             /* the lanes ran and go on together */
-  WEFT_TRACE_DIVERGE,             /* the lanes went more than one way */
-  WEFT_TRACE_RECONVERGE,          /* diverged lanes met again at a reconvergence point */
+  WEFT_TRACE_EXECUTE, /* the lanes ran and go on together */
+  WEFT_TRACE_DIVERGE, /* the lanes went more than one way */
+  WEFT_TRACE_RECONVERGE, /* diverged lanes met again at a reconvergence point */
   WEFT_TRACE_EARLY_RECONVERGENCE, /* ... earlier, where splits met by chance (mp-orec) */
-  WEFT_TRACE_BARRIER_WAIT,        /* the lanes wait at a barrier */
-  WEFT_TRACE_EXIT,                /* the lanes reached the kernel's end */
+  WEFT_TRACE_BARRIER_WAIT, /* the lanes wait at a barrier */
+  WEFT_TRACE_EXIT, /* the lanes reached the kernel's end */
 } weft_trace_event;
 
 /* "execute", "diverge", "reconverge", "early reconvergence", "barrier wait", "exit". */
@@ -218,24 +226,24 @@ WEFT_API const char *weft_trace_event_name(weft_trace_event event);
  * uniform loop that jumps back stays inside one step (pc .. end_pc). The pointers are valid
  * during the callback only. */
 typedef struct weft_trace_step {
-  uint64_t step;                  /* 0, 1, 2, ... over the traced warps, in the order run */
-  uint64_t group_id[3];           /* the work-group */
-  unsigned warp;                  /* the warp's index in its work-group */
-  unsigned width;                 /* W: bits of the masks */
-  uint32_t pc, end_pc;            /* the block the step began at, the block that ended it */
+  uint64_t step; /* 0, 1, 2, ... over the traced warps, in the order run */
+  uint64_t group_id[3]; /* the work-group */
+  unsigned warp; /* the warp's index in its work-group */
+  unsigned width; /* W: bits of the masks */
+  uint32_t pc, end_pc; /* the block the step began at, the block that ended it */
   uint32_t first_line, last_line; /* source lines from pc's block to end_pc's; 0: unknown */
-  uint64_t mask;                  /* the step's lanes, bit i = lane i (thread 0 rightmost) */
+  uint64_t mask; /* the step's lanes, bit i = lane i (thread 0 rightmost) */
   weft_trace_event event;
-  unsigned ntargets;              /* where the lanes go next: PC target_pc[t] for the lanes */
-  const uint32_t *target_pc;      /* target_mask[t]; PC num_blocks is the kernel's end; after */
-  const uint64_t *target_mask;    /* a barrier, the PC where the lanes resume */
-  uint64_t blocks;                /* block executions in the step */
-  uint64_t groups_run;            /* lane groups (G lanes) that ran the step's blocks */
-  uint64_t groups_skipped;        /* lane groups skipped because none of their lanes ran (BCC) */
-  unsigned reconvergences;        /* made by this step at IPDOMs (early ones apart) */
+  unsigned ntargets; /* where the lanes go next: PC target_pc[t] for the lanes */
+  const uint32_t *target_pc; /* target_mask[t]; PC num_blocks is the kernel's end; after */
+  const uint64_t *target_mask; /* a barrier, the PC where the lanes resume */
+  uint64_t blocks; /* block executions in the step */
+  uint64_t groups_run; /* lane groups (G lanes) that ran the step's blocks */
+  uint64_t groups_skipped; /* lane groups skipped because none of their lanes ran (BCC) */
+  unsigned reconvergences; /* made by this step at IPDOMs (early ones apart) */
   unsigned early_reconvergences;
-  const char *state_text;         /* the policy's state after the step, for people: lines */
-  const char *state_json;         /* the same as one JSON object */
+  const char *state_text; /* the policy's state after the step, for people: lines */
+  const char *state_json; /* the same as one JSON object */
 } weft_trace_step;
 
 /* Called once per step. Return 0 to go on, non-zero to record no more steps (the launch goes
@@ -246,7 +254,7 @@ typedef struct weft_trace_options {
   weft_trace_fn on_step;
   void *user;
   uint64_t group; /* the work-group to trace, by linear index (x fastest); 0: the first */
-  int warp;       /* the warp of that work-group to trace; -1: all of them */
+  int warp; /* the warp of that work-group to trace; -1: all of them */
 } weft_trace_options;
 
 /* weft_kernel_launch, calling trace->on_step after every step of the traced warps. Only the
@@ -255,7 +263,6 @@ typedef struct weft_trace_options {
  * work-group, one call at a time, steps in order; it must not use this kernel's context. */
 WEFT_API weft_status weft_kernel_launch_traced(weft_kernel *kernel, const weft_ndrange *range,
                                                unsigned nargs, const weft_arg *args,
-                                               weft_stats *stats,
-                                               const weft_trace_options *trace);
+                                               weft_stats *stats, const weft_trace_options *trace);
 
 #endif

@@ -81,9 +81,7 @@ void runtime_set_reference_path(weft_runtime *rt, int on) { rt->opts.reference_p
 /* ---- checks ---- */
 
 /* A VALUE passed to setargs as its C type (else by pointer: vectors and WEFT_OTHER). */
-static int by_value(const weft_param *q) {
-  return q->vector_width == 1 && weft_type_size(q->type);
-}
+static int by_value(const weft_param *q) { return q->vector_width == 1 && weft_type_size(q->type); }
 
 /* Bytes of a parameter's slot in the argument block. */
 static size_t slot_size(const weft_param *q) { return q->kind == WEFT_ARG_VALUE ? q->size : 8; }
@@ -110,8 +108,7 @@ static weft_status check_kernel(const weft_compiled_kernel *k, char *err, size_t
     why = "warp or lane-group width";
   else if (k->nblocks == 0 || !k->ipdom || !k->run || !k->setargs)
     why = "missing blocks, IPDOM table, warp function or setargs";
-  else if (k->nparams && !k->params)
-    why = "missing parameters";
+  else if (k->nparams && !k->params) why = "missing parameters";
   for (unsigned pc = 0; !why && pc < k->nblocks; pc++)
     if (k->ipdom[pc] > k->nblocks) why = "IPDOM out of range";
   if (why)
@@ -175,8 +172,8 @@ static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a,
   if (a->type != q->type || a->size != q->size) {
     char vec[16] = "";
     if (q->vector_width > 1) snprintf(vec, sizeof vec, "x%u", q->vector_width);
-    const char *want =
-        q->type == WEFT_OTHER && q->type_name ? q->type_name : weft_type_name(q->type);
+    const char *want = q->type == WEFT_OTHER && q->type_name ? q->type_name
+                                                             : weft_type_name(q->type);
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT,
                     "argument %u '%s': expected %s%s (%zu bytes), got %s (%zu bytes)", i, q->name,
                     want, vec, q->size, weft_type_name(a->type), a->size);
@@ -223,8 +220,8 @@ static weft_status layout_local(const weft_compiled_kernel *k, const weft_arg *a
 
 static ffi_type *param_ffi_type(const weft_param *q) {
   static ffi_type *const scalars[] = {
-      &ffi_type_sint8, &ffi_type_uint8, &ffi_type_sint16, &ffi_type_uint16, &ffi_type_sint32,
-      &ffi_type_uint32, &ffi_type_sint64, &ffi_type_uint64, &ffi_type_float, &ffi_type_double};
+      &ffi_type_sint8,  &ffi_type_uint8,  &ffi_type_sint16, &ffi_type_uint16, &ffi_type_sint32,
+      &ffi_type_uint32, &ffi_type_sint64, &ffi_type_uint64, &ffi_type_float,  &ffi_type_double};
   if (q->kind == WEFT_ARG_LOCAL) return &ffi_type_uint64;
   if (q->kind != WEFT_ARG_VALUE || !by_value(q)) return &ffi_type_pointer;
   return scalars[q->type];
@@ -257,12 +254,9 @@ static weft_status call_setargs(const weft_compiled_kernel *k, const weft_arg *a
     const weft_arg *a = &args[i - 1];
     types[i] = param_ffi_type(q);
     values[i] = &slots[i];
-    if (q->kind == WEFT_ARG_LOCAL)
-      slots[i].u64 = offsets[i - 1];
-    else if (q->kind == WEFT_ARG_VALUE && by_value(q))
-      memcpy(slots[i].bytes, a->value, q->size);
-    else
-      slots[i].ptr = (void *)a->value;
+    if (q->kind == WEFT_ARG_LOCAL) slots[i].u64 = offsets[i - 1];
+    else if (q->kind == WEFT_ARG_VALUE && by_value(q)) memcpy(slots[i].bytes, a->value, q->size);
+    else slots[i].ptr = (void *)a->value;
   }
   if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, n, &ffi_type_void, types) != FFI_OK) {
     s = rt_error(err, errlen, WEFT_ERROR_JIT, "kernel '%s': libffi cannot call setargs", k->name);

@@ -5,7 +5,8 @@
 
 #include "runtime.h"
 
-static const weft_policy_ops *const policies[] = {&policy_stack, &policy_mp, &policy_mp_orec, &policy_pc};
+static const weft_policy_ops *const policies[] = {&policy_stack, &policy_mp, &policy_mp_orec,
+                                                  &policy_pc};
 
 const weft_policy_ops *policy_find(const char *name) {
   if (!name) return NULL;
@@ -28,11 +29,10 @@ const char *split_order_name(split_order_kind order) { return order_names[order]
 weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
                                policy_config *cfg, char *why, size_t n) {
   policy_config c = {SPLIT_RR, max_splits == 0 || max_splits > warp ? warp : max_splits};
-  if (split_order && !strcmp(split_order, order_names[SPLIT_LOWEST_PC]))
-    c.order = SPLIT_LOWEST_PC;
+  if (split_order && !strcmp(split_order, order_names[SPLIT_LOWEST_PC])) c.order = SPLIT_LOWEST_PC;
   else if (split_order && strcmp(split_order, order_names[SPLIT_RR]))
-    return rt_error(why, n, WEFT_ERROR_INVALID_VALUE,
-                    "split order '%s' is not rr or lowest-pc", split_order);
+    return rt_error(why, n, WEFT_ERROR_INVALID_VALUE, "split order '%s' is not rr or lowest-pc",
+                    split_order);
   if (max_splits == 1) /* the paper's smallest table, the dual-path stack, has 2 */
     return rt_error(why, n, WEFT_ERROR_INVALID_VALUE,
                     "max splits must be 0 (no bound) or at least 2, not 1");

@@ -107,8 +107,13 @@ static size_t mp_state_size(const weft_compiled_kernel *k) {
 static void init(mp_state *s, const weft_compiled_kernel *k, const policy_config *cfg,
                  uint64_t live, uint32_t orec) {
   char *at = (char *)s + rt_align64(sizeof(mp_state));
-  *s = (mp_state){.k = k, .orec = orec, .order = cfg->order, .live = live, .used = 1,
-                  .rcap = 2 * k->warp, .most_splits = 1};
+  *s = (mp_state){.k = k,
+                  .orec = orec,
+                  .order = cfg->order,
+                  .live = live,
+                  .used = 1,
+                  .rcap = 2 * k->warp,
+                  .most_splits = 1};
   s->max_ready = cfg->max_splits; /* 2..W: policy_config_make resolved it */
   s->st = (mp_split *)at;
   s->rt = s->rt_inline = (mp_rec *)(at + (size_t)k->warp * sizeof(mp_split));
@@ -247,8 +252,7 @@ static weft_status finish(mp_state *s, uint32_t rix, uint64_t lanes, policy_coun
 }
 
 /* A split other than slot `except` that waits at pc with the same RPC and entry, or NULL. */
-static mp_split *waiting_at(mp_state *s, uint32_t pc, uint32_t rpc, uint32_t rix,
-                            uint32_t except) {
+static mp_split *waiting_at(mp_state *s, uint32_t pc, uint32_t rpc, uint32_t rix, uint32_t except) {
   uint64_t others = s->used & ~s->waiting & ~(except < 64 ? 1ull << except : 0);
   for (uint64_t m = others; m; m &= m - 1) {
     mp_split *o = &s->st[__builtin_ctzll(m)];
@@ -316,8 +320,7 @@ static int mp_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
   return 1;
 }
 
-static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx,
-                           policy_counters *c) {
+static weft_status diverge(mp_state *s, mp_split sp, const weft_warp_ctx *ctx, policy_counters *c) {
   uint32_t r = s->k->ipdom[ctx->from_pc], parent = sp.rix;
   c->divergent_branches++;
   if (r != sp.rpc) { /* a new reconvergence point; else the split's own entry serves */
@@ -409,10 +412,8 @@ static void mp_barrier_release(void *st, policy_counters *c) {
 static uint64_t mp_finished(const void *st) { return ((const mp_state *)st)->finished; }
 
 static void put_index(FILE *f, uint32_t x) {
-  if (x == MP_NONE)
-    fprintf(f, " %4s", "-");
-  else
-    fprintf(f, " %4u", x);
+  if (x == MP_NONE) fprintf(f, " %4s", "-");
+  else fprintf(f, " %4u", x);
 }
 
 /* Both tables, valid entries only, in slot order (W = 4); a split past max_splits shows
@@ -493,7 +494,6 @@ static void mp_print_json(FILE *f, const void *st) {
   rt_json_mask(f, "finished", s->finished, w);
   fputc('}', f);
 }
-
 
 const weft_policy_ops policy_mp = {
     .name = "mp",

@@ -170,8 +170,7 @@ static void pc_barrier_release(void *st, policy_counters *c) {
   FOR_LANES(s->waiting, i) {
     if (s->pc[i] >= s->k->nblocks) /* a barrier that ends the kernel */
       s->finished |= 1ull << i;
-    else
-      s->key[i] = key_of(s->depth[i], s->pc[i]);
+    else s->key[i] = key_of(s->depth[i], s->pc[i]);
   }
   s->waiting = 0;
   settle(s, c);
@@ -197,12 +196,9 @@ static void pc_print(FILE *f, const void *st) {
   if (s->stranded) fprintf(f, "; at another barrier: %s", weft_mask_string(m, s->stranded, w));
   fprintf(f, "\n  PC   ");
   for (unsigned i = w; i-- > 0;) {
-    if (!(s->live >> i & 1))
-      fprintf(f, " %*s", width, ".");
-    else if (s->finished >> i & 1)
-      fprintf(f, " %*s", width, "-");
-    else
-      fprintf(f, " %*u", width, s->pc[i]);
+    if (!(s->live >> i & 1)) fprintf(f, " %*s", width, ".");
+    else if (s->finished >> i & 1) fprintf(f, " %*s", width, "-");
+    else fprintf(f, " %*u", width, s->pc[i]);
     if (s->depth[i]) deep |= 1ull << i;
   }
   if (deep) {
@@ -212,8 +208,7 @@ static void pc_print(FILE *f, const void *st) {
   if (s->run_mask)
     fprintf(f, "\n  next  PC %u, mask %s, guard %u\n", s->run_pc,
             weft_mask_string(m, s->run_mask, w), s->run_guard);
-  else
-    fprintf(f, "\n  next  none\n");
+  else fprintf(f, "\n  next  none\n");
 }
 
 /* {"lane_pc": [...], "depth": [...], "waiting": "0011", "barrier": null, "finished": "0000"}:

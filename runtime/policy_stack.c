@@ -76,10 +76,8 @@ static weft_status diverge(stack_state *s, const weft_warp_ctx *ctx, policy_coun
   stack_entry *top = &s->e[s->depth - 1];
   for (unsigned t = 0; t < ctx->ntargets; t++)
     if (ctx->target_pc[t] >= s->k->nblocks) s->finished |= ctx->target_mask[t];
-  if (r == top->rpc)
-    s->depth--; /* replaced: lanes going to R already wait in the entry below */
-  else
-    top->pc = r;
+  if (r == top->rpc) s->depth--; /* replaced: lanes going to R already wait in the entry below */
+  else top->pc = r;
   for (unsigned t = ctx->ntargets; t-- > 0;) { /* targets in PC order: the smallest ends on top */
     if (ctx->target_pc[t] == r) continue;
     if (s->depth == s->cap) return WEFT_ERROR_JIT; /* only with an inconsistent ipdom table */
@@ -137,10 +135,8 @@ static void stack_print(FILE *f, const void *st) {
   const stack_state *s = st;
   char m[WEFT_MASK_CHARS];
   unsigned w = s->k->warp;
-  if (s->depth == 0)
-    fprintf(f, "stack: empty");
-  else
-    fprintf(f, "stack: %u %s, top first", s->depth, s->depth == 1 ? "entry" : "entries");
+  if (s->depth == 0) fprintf(f, "stack: empty");
+  else fprintf(f, "stack: %u %s, top first", s->depth, s->depth == 1 ? "entry" : "entries");
   if (s->waiting) fprintf(f, "; waiting at the barrier ending block %u", s->barrier_pc);
   if (s->finished) fprintf(f, "; finished %s", weft_mask_string(m, s->finished, w));
   fputc('\n', f);

@@ -54,7 +54,8 @@ static uint64_t chunk(const weft_pool *p, uint64_t taken) {
 static void work(weft_pool *p, unsigned worker) {
   uint64_t seen = atomic_load_explicit(&p->next, memory_order_relaxed);
   while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
-    uint64_t c = chunk(p, seen), first = atomic_fetch_add_explicit(&p->next, c, memory_order_relaxed);
+    uint64_t c = chunk(p, seen),
+             first = atomic_fetch_add_explicit(&p->next, c, memory_order_relaxed);
     seen = first + c;
     if (first >= p->n) return;
     uint64_t end = first + c < p->n ? first + c : p->n;

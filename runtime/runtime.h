@@ -164,7 +164,7 @@ void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel
 typedef struct trace_run {
   const weft_trace_options *opts;
   uint64_t steps; /* steps handed to on_step */
-  int stopped;    /* on_step asked for no more */
+  int stopped; /* on_step asked for no more */
 } trace_run;
 
 /* A warp's counters when a step began: the step's share is what they grew by. */
@@ -187,40 +187,40 @@ void trace_step(trace_run *t, const struct launch_plan *p, unsigned warp, const 
 typedef struct launch_plan {
   const weft_compiled_kernel *k;
   const weft_policy_ops *policy;
-  policy_config cfg;       /* handed to policy->init */
-  const void *args;        /* the argument block */
-  size_t local_bytes;      /* __local memory of one work-group: static + LOCAL arguments */
+  policy_config cfg; /* handed to policy->init */
+  const void *args; /* the argument block */
+  size_t local_bytes; /* __local memory of one work-group: static + LOCAL arguments */
   unsigned dims;
   uint64_t global[3], local[3], num_groups[3]; /* 1 in the dimensions past dims */
-  uint64_t ngroups;        /* work-groups of the launch */
-  unsigned group_items;    /* work-items per work-group */
-  unsigned nwarps;         /* warps per work-group */
-  int x_aligned;           /* rt_x_aligned */
-  weft_warp_fn run;        /* k->run, or k->run_unaligned where not x_aligned */
-  uint64_t live[2];        /* lanes that are work-items: of a warp but the last, of the last */
-  uint64_t serial;         /* tells the launches apart: workers lay out their buffers once each */
-  trace_run *trace;        /* NULL: no warp is traced */
-  int in_code;             /* the warp function hands events to the policy itself (ctx->step) */
+  uint64_t ngroups; /* work-groups of the launch */
+  unsigned group_items; /* work-items per work-group */
+  unsigned nwarps; /* warps per work-group */
+  int x_aligned; /* rt_x_aligned */
+  weft_warp_fn run; /* k->run, or k->run_unaligned where not x_aligned */
+  uint64_t live[2]; /* lanes that are work-items: of a warp but the last, of the last */
+  uint64_t serial; /* tells the launches apart: workers lay out their buffers once each */
+  trace_run *trace; /* NULL: no warp is traced */
+  int in_code; /* the warp function hands events to the policy itself (ctx->step) */
 } launch_plan;
 
 /* The data of one worker, reused across work-groups and launches. Hot and written by one thread
  * only, so each sits on its own cache lines. */
 typedef struct sched_worker {
   _Alignas(RT_CACHE_LINE) run_counters counters; /* of the current launch */
-  uint64_t serial;                              /* the launch the buffers are laid out for */
-  char *buf;                                    /* weft_buffer_alloc: all below, __local last */
+  uint64_t serial; /* the launch the buffers are laid out for */
+  char *buf; /* weft_buffer_alloc: all below, __local last */
   size_t cap;
-  weft_warp_ctx *ctx;                           /* per warp */
-  char *frames, *states;                        /* per warp, strides below */
+  weft_warp_ctx *ctx; /* per warp */
+  char *frames, *states; /* per warp, strides below */
   size_t frame_stride, state_stride;
-  policy_counters *pcount;                      /* per warp */
-  unsigned char *ended;                         /* per warp: ended in its first call */
+  policy_counters *pcount; /* per warp */
+  unsigned char *ended; /* per warp: ended in its first call */
   char *local_mem;
   weft_group group;
-  int traced;                                   /* the current work-group has traced warps */
-  const launch_plan *plan;                      /* of the work-group running, for step_in_code */
-  weft_status step_status;                      /* of the last event step_in_code handed on */
-  char err[RT_ERR_LEN];                         /* why the last work-group failed */
+  int traced; /* the current work-group has traced warps */
+  const launch_plan *plan; /* of the work-group running, for step_in_code */
+  weft_status step_status; /* of the last event step_in_code handed on */
+  char err[RT_ERR_LEN]; /* why the last work-group failed */
 } sched_worker;
 
 void sched_worker_free(sched_worker *w);

@@ -42,8 +42,9 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->state_stride = rt_align64(p->policy->state_size(k));
   if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
-      mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) || mul_add(&need, 1, rt_align64(nw)) ||
-      mul_add(&need, 1, rt_align64(p->local_bytes)) || rt_align64(need) < need)
+      mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
+      mul_add(&need, 1, rt_align64(nw)) || mul_add(&need, 1, rt_align64(p->local_bytes)) ||
+      rt_align64(need) < need)
     return WEFT_ERROR_OUT_OF_MEMORY;
   if (need > w->cap) {
     weft_buffer_free(w->buf, w->cap);
@@ -208,7 +209,8 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   p->policy->init(st, p->k, &p->cfg, live);
   if (!p->policy->next(st, &pc, &mask, &guard) || pc != 0 || mask != live || guard != end)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_JIT,
-                    "policy '%s' does not start a warp at PC 0 with all its lanes", p->policy->name);
+                    "policy '%s' does not start a warp at PC 0 with all its lanes",
+                    p->policy->name);
   return hand_event(w, p, i);
 }
 
@@ -412,8 +414,7 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
       s = traced(w, p, started) ? first_call_traced(w, p, started) : first_call(w, p, started);
       ended += w->ended[started];
     }
-  else
-    s = first_calls(w, p, &started, &ended);
+  else s = first_calls(w, p, &started, &ended);
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
     if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);

@@ -46,8 +46,9 @@ void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel
       .block_execs = c->block_execs,
       .instr_execs = c->instr_execs,
       .lane_instrs = c->lane_instrs,
-      .simd_efficiency =
-          c->instr_execs ? (double)c->lane_instrs / ((double)k->warp * (double)c->instr_execs) : 0,
+      .simd_efficiency = c->instr_execs
+                             ? (double)c->lane_instrs / ((double)k->warp * (double)c->instr_execs)
+                             : 0,
       .groups_run = c->groups_run,
       .divergent_branches = c->policy.divergent_branches,
       .reconvergences = c->policy.reconvergences,

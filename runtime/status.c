@@ -59,9 +59,9 @@ static const struct {
   const char *name;
   size_t size;
 } types[] = {
-    [WEFT_I8] = {"i8", 1},   [WEFT_U8] = {"u8", 1},   [WEFT_I16] = {"i16", 2},
-    [WEFT_U16] = {"u16", 2}, [WEFT_I32] = {"i32", 4}, [WEFT_U32] = {"u32", 4},
-    [WEFT_I64] = {"i64", 8}, [WEFT_U64] = {"u64", 8}, [WEFT_F32] = {"f32", 4},
+    [WEFT_I8] = {"i8", 1},   [WEFT_U8] = {"u8", 1},       [WEFT_I16] = {"i16", 2},
+    [WEFT_U16] = {"u16", 2}, [WEFT_I32] = {"i32", 4},     [WEFT_U32] = {"u32", 4},
+    [WEFT_I64] = {"i64", 8}, [WEFT_U64] = {"u64", 8},     [WEFT_F32] = {"f32", 4},
     [WEFT_F64] = {"f64", 8}, [WEFT_OTHER] = {"other", 0},
 };
 

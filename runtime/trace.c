@@ -70,11 +70,20 @@ void trace_step(trace_run *t, const launch_plan *p, unsigned warp, const weft_wa
   unsigned reconv = (unsigned)(pc->reconvergences - m->reconvergences);
   unsigned early = (unsigned)(pc->early_reconvergences - m->early_reconvergences);
   weft_trace_step s = {
-      .step = t->steps++, .warp = warp, .width = k->warp, .pc = m->pc, .end_pc = c->from_pc,
-      .mask = c->mask, .event = classify(c, k->nblocks, inline_, reconv, early),
-      .ntargets = c->ntargets, .target_pc = c->target_pc, .target_mask = c->target_mask,
-      .blocks = c->block_execs - m->block_execs, .groups_run = c->groups_run - m->groups_run,
-      .reconvergences = reconv, .early_reconvergences = early,
+      .step = t->steps++,
+      .warp = warp,
+      .width = k->warp,
+      .pc = m->pc,
+      .end_pc = c->from_pc,
+      .mask = c->mask,
+      .event = classify(c, k->nblocks, inline_, reconv, early),
+      .ntargets = c->ntargets,
+      .target_pc = c->target_pc,
+      .target_mask = c->target_mask,
+      .blocks = c->block_execs - m->block_execs,
+      .groups_run = c->groups_run - m->groups_run,
+      .reconvergences = reconv,
+      .early_reconvergences = early,
   };
   for (int d = 0; d < 3; d++) s.group_id[d] = c->group->group_id[d];
   s.groups_skipped = s.blocks * (k->warp / k->lanes) - s.groups_run;

@@ -68,7 +68,8 @@ int main(int argc, char **argv) {
   if (!rc) {
     weft_options o = weft_context_options(ctx);
     printf("%s: %dx%d, %d iterations in %.2f ms (W %u, G %u, %u threads), SIMD efficiency "
-           "%.1f%%\n", out, WIDTH, HEIGHT, MAX_ITER, stats.time_ms, o.warp, o.lanes, o.threads,
+           "%.1f%%\n",
+           out, WIDTH, HEIGHT, MAX_ITER, stats.time_ms, o.warp, o.lanes, o.threads,
            100 * stats.simd_efficiency);
   }
   free(counts);

@@ -125,15 +125,13 @@ static int parse_u64(const char *s, size_t len, uint64_t *v, const char *what, c
 /* ---- specs ---- */
 
 /* "TYPE[N]" at s: type and count; *rest is what follows the ']'. */
-static int parse_array(const char *s, argspec *spec, const char **rest, char *err,
-                       size_t errsize) {
+static int parse_array(const char *s, argspec *spec, const char **rest, char *err, size_t errsize) {
   const char *open = strchr(s, '['), *close = open ? strchr(open, ']') : NULL;
   if (!open) return error(err, errsize, "expected TYPE[N]");
   if (!close) return error(err, errsize, "missing ']' after the element count");
   if (parse_type(s, (size_t)(open - s), &spec->type, err, errsize)) return -1;
   uint64_t n;
-  if (parse_u64(open + 1, (size_t)(close - open - 1), &n, "element count", err, errsize))
-    return -1;
+  if (parse_u64(open + 1, (size_t)(close - open - 1), &n, "element count", err, errsize)) return -1;
   if (n == 0) return error(err, errsize, "a buffer needs at least 1 element");
   size_t size = weft_type_size(spec->type);
   if (n > ARGSPEC_MAX_BYTES / size)
@@ -164,8 +162,10 @@ static int parse_init(const char *s, argspec *spec, char *err, size_t errsize) {
     spec->path = arg;
     return *arg ? 0 : error(err, errsize, "missing path after 'file:'");
   }
-  return error(err, errsize, "unknown initialiser '%s' (zero, iota, fill:V, rand:SEED or "
-                             "file:PATH)", s);
+  return error(err, errsize,
+               "unknown initialiser '%s' (zero, iota, fill:V, rand:SEED or "
+               "file:PATH)",
+               s);
 }
 
 static int parse_buffer(const char *text, argspec *spec, char *err, size_t errsize) {
@@ -173,8 +173,9 @@ static int parse_buffer(const char *text, argspec *spec, char *err, size_t errsi
   spec->kind = ARGSPEC_BUFFER;
   if (parse_array(text, spec, &rest, err, errsize)) return -1;
   if (*rest != '=')
-    return error(err, errsize, "expected '=INIT' after ']' (zero, iota, fill:V, rand:SEED or "
-                               "file:PATH)");
+    return error(err, errsize,
+                 "expected '=INIT' after ']' (zero, iota, fill:V, rand:SEED or "
+                 "file:PATH)");
   return parse_init(rest + 1, spec, err, errsize);
 }
 
@@ -209,8 +210,9 @@ static int parse_struct(const char *text, argspec *spec, char *err, size_t errsi
     const char *comma = memchr(s, ',', (size_t)(end - s)), *stop = comma ? comma : end;
     const char *colon = memchr(s, ':', (size_t)(stop - s));
     weft_type t = WEFT_OTHER;
-    if (!colon) return error(err, errsize, "field %u '%.*s' is not TYPE:VALUE", spec->nvalues,
-                             (int)(stop - s), s);
+    if (!colon)
+      return error(err, errsize, "field %u '%.*s' is not TYPE:VALUE", spec->nvalues,
+                   (int)(stop - s), s);
     if (parse_type(s, (size_t)(colon - s), &t, err, errsize)) return -1;
     size_t size = weft_type_size(t);
     at = (at + size - 1) / size * size;
@@ -238,8 +240,9 @@ int argspec_parse(const char *text, argspec *spec, char *err, size_t errsize) {
   const char *colon = strchr(text, ':'), *open = strchr(text, '[');
   if (open && (!colon || open < colon)) return parse_buffer(text, spec, err, errsize);
   if (colon) return parse_scalar(text, colon, spec, err, errsize);
-  return error(err, errsize, "expected TYPE:VALUE, TYPE[N]=INIT, local:TYPE[N] or "
-                             "{TYPE:VALUE,...}");
+  return error(err, errsize,
+               "expected TYPE:VALUE, TYPE[N]=INIT, local:TYPE[N] or "
+               "{TYPE:VALUE,...}");
 }
 
 size_t argspec_bytes(const argspec *spec) {
@@ -347,8 +350,8 @@ int argspec_check(const argspec *spec, unsigned index, const weft_arg_info *info
   if (spec->kind == ARGSPEC_STRUCT || (spec->kind == ARGSPEC_SCALAR && info->type == WEFT_OTHER))
     return check_struct(spec, param, info, err, errsize);
   if (info->type != WEFT_OTHER && spec->type != info->type)
-    return error(err, errsize, "gives %s but %s has %s elements", weft_type_name(spec->type),
-                 param, weft_type_name(info->type));
+    return error(err, errsize, "gives %s but %s has %s elements", weft_type_name(spec->type), param,
+                 weft_type_name(info->type));
   if (spec->kind == ARGSPEC_SCALAR && spec->nvalues != info->vector_width)
     return error(err, errsize, "gives %u value%s but %s needs %u", spec->nvalues,
                  spec->nvalues == 1 ? "" : "s", param, info->vector_width);
@@ -360,8 +363,7 @@ int argspec_check(const argspec *spec, unsigned index, const weft_arg_info *info
 
 /* ---- -g, -l, --out ---- */
 
-int argspec_parse_dims(const char *text, size_t v[3], unsigned *dims, char *err,
-                       size_t errsize) {
+int argspec_parse_dims(const char *text, size_t v[3], unsigned *dims, char *err, size_t errsize) {
   const char *s = text;
   *dims = 0;
   v[0] = v[1] = v[2] = 1;
@@ -385,8 +387,8 @@ int argspec_parse_out(const char *text, unsigned *index, const char **path, char
   uint64_t i;
   if (!eq) return error(err, errsize, "expected I=PATH, with I the parameter's position");
   if (parse_u64(text, (size_t)(eq - text), &i, "parameter position", err, errsize)) return -1;
-  if (i > UINT32_MAX) return error(err, errsize, "parameter position %.*s is too large",
-                                   (int)(eq - text), text);
+  if (i > UINT32_MAX)
+    return error(err, errsize, "parameter position %.*s is too large", (int)(eq - text), text);
   if (!eq[1]) return error(err, errsize, "missing path after '='");
   *index = (unsigned)i;
   *path = eq + 1;

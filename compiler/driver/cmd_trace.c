@@ -52,9 +52,9 @@ static const char usage[] =
     "block); the others run at full speed. Exit status: 0 success; 1 failure (build, launch,\n"
     "file, memory); 2 command-line error.\n";
 
-#define TRACE_OPTS                                                                      \
-  (RUN_OPTS & ~OPT(O_REPEAT)) | OPT(O_FORMAT) | OPT(O_OUTPUT) | OPT(O_WARP_ID) | \
-      OPT(O_GROUP) | OPT(O_MAX_STEPS)
+#define TRACE_OPTS                                                                              \
+  (RUN_OPTS & ~OPT(O_REPEAT)) | OPT(O_FORMAT) | OPT(O_OUTPUT) | OPT(O_WARP_ID) | OPT(O_GROUP) | \
+      OPT(O_MAX_STEPS)
 static const launch_cmd trace_cmd = {"trace", usage, TRACE_OPTS};
 
 enum format { TEXT, JSON, SVG };
@@ -103,8 +103,8 @@ static int run_traced(launch *l, trace_args *t, trace_rec *r, weft_stats *stats)
   t->opts.on_step = trace_rec_step, t->opts.user = r;
   int rc = launch_fill_args(l);
   weft_status st = rc ? WEFT_SUCCESS
-                      : weft_kernel_launch_traced(s->kernel, &l->p.range, s->nargs, s->args,
-                                                  stats, &t->opts);
+                      : weft_kernel_launch_traced(s->kernel, &l->p.range, s->nargs, s->args, stats,
+                                                  &t->opts);
   if (st) {
     char what[300];
     snprintf(what, sizeof what, "traced launch of '%s'", weft_kernel_name(s->kernel));
@@ -130,8 +130,10 @@ static int write_trace(const launch *l, const trace_args *t, const trace_rec *r)
     rc = fail(1, "cannot write the trace to stdout");
   free(text);
   if (!rc && r->truncated)
-    fprintf(stderr, "weft: trace: recorded the first %zu steps (--max-steps %zu); the launch "
-                    "ran to its end\n", r->n, r->max);
+    fprintf(stderr,
+            "weft: trace: recorded the first %zu steps (--max-steps %zu); the launch "
+            "ran to its end\n",
+            r->n, r->max);
   return rc;
 }
 

@@ -19,13 +19,23 @@
 #include "launch_opts.h"
 
 const char *const opt_names[NOPTS] = {
-    [O_KERNEL] = "-k",         [O_GLOBAL] = "-g",   [O_LOCAL] = "-l",
-    [O_POLICY] = "--policy",   [O_WARP] = "--warp", [O_LANES] = "--lanes",
-    [O_THREADS] = "--threads", [O_REPEAT] = "--repeat", [O_STATS_JSON] = "--stats-json",
-    [O_BUILD_OPTIONS] = "--build-options", [O_SPLIT_ORDER] = "--split-order",
+    [O_KERNEL] = "-k",
+    [O_GLOBAL] = "-g",
+    [O_LOCAL] = "-l",
+    [O_POLICY] = "--policy",
+    [O_WARP] = "--warp",
+    [O_LANES] = "--lanes",
+    [O_THREADS] = "--threads",
+    [O_REPEAT] = "--repeat",
+    [O_STATS_JSON] = "--stats-json",
+    [O_BUILD_OPTIONS] = "--build-options",
+    [O_SPLIT_ORDER] = "--split-order",
     [O_MAX_SPLITS] = "--max-splits",
-    [O_FORMAT] = "--format",   [O_OUTPUT] = "-o",   [O_WARP_ID] = "--warp-id",
-    [O_GROUP] = "--group",     [O_MAX_STEPS] = "--max-steps",
+    [O_FORMAT] = "--format",
+    [O_OUTPUT] = "-o",
+    [O_WARP_ID] = "--warp-id",
+    [O_GROUP] = "--group",
+    [O_MAX_STEPS] = "--max-steps",
 };
 
 /* ---- options ---- */
@@ -46,14 +56,13 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
   for (int i = 0; i < n; i++) {
     const char *w = words[i];
     int v = value_opt(w);
-    if (!origin && (!strcmp(w, "--help") || !strcmp(w, "-h")))
-      return fputs(cmd->usage, stdout), 0;
+    if (!origin && (!strcmp(w, "--help") || !strcmp(w, "-h"))) return fputs(cmd->usage, stdout), 0;
     if (v >= 0 || !strcmp(w, "--arg") || !strcmp(w, "--out")) {
       if (i + 1 == n) return fail(2, "%s: %s%s needs a value", cmd->name, where, w);
       const char *val = words[++i];
       if (v >= 0 && !(cmd->takes & OPT(v)) && !origin)
-        return fail(2, "%s: %s is not an option of weft %s (see `weft %s --help`)", cmd->name,
-                    w, cmd->name, cmd->name);
+        return fail(2, "%s: %s is not an option of weft %s (see `weft %s --help`)", cmd->name, w,
+                    cmd->name, cmd->name);
       if (v >= 0 && !(cmd->takes & OPT(v))) continue; /* another command's, in the file */
       if (v >= 0) o->value[v] = val;
       else if (w[2] == 'a') o->args[o->nargs++] = val;
@@ -189,8 +198,8 @@ static int parse_range(const launch_cmd *cmd, const run_opts *o, weft_ndrange *r
   if (argspec_parse_dims(o->value[O_LOCAL], r->local, &ldims, err, sizeof err))
     return fail(2, "%s: -l %s: %s", cmd->name, o->value[O_LOCAL], err);
   if (ldims != r->dims)
-    return fail(2, "%s: -l %s has %u dimension%s but -g %s has %u", cmd->name,
-                o->value[O_LOCAL], ldims, ldims == 1 ? "" : "s", o->value[O_GLOBAL], r->dims);
+    return fail(2, "%s: -l %s has %u dimension%s but -g %s has %u", cmd->name, o->value[O_LOCAL],
+                ldims, ldims == 1 ? "" : "s", o->value[O_GLOBAL], r->dims);
   return 0;
 }
 
@@ -258,8 +267,7 @@ static int kernel_names(const weft_program *program, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = 0;
   for (const char *name; (name = weft_program_kernel_name(program, (unsigned)n)); n++)
-    if (len < size)
-      len += (size_t)snprintf(buf + len, size - len, "%s%s", n ? ", " : "", name);
+    if (len < size) len += (size_t)snprintf(buf + len, size - len, "%s%s", n ? ", " : "", name);
   return n;
 }
 
@@ -288,8 +296,8 @@ static void param_list(const weft_kernel *k, char *buf, size_t size) {
   for (unsigned i = 0; i < weft_kernel_num_args(k) && len < size; i++) {
     weft_arg_info info;
     if (weft_kernel_arg_info(k, i, &info)) break;
-    len += (size_t)snprintf(buf + len, size - len, "%s%u: %s %s", i ? ", " : "", i,
-                            info.type_name, info.name);
+    len += (size_t)snprintf(buf + len, size - len, "%s%u: %s %s", i ? ", " : "", i, info.type_name,
+                            info.name);
   }
 }
 
@@ -334,8 +342,8 @@ static int alloc_args(launch *l) {
   for (unsigned i = 0; i < s->nargs; i++) {
     const argspec *a = &p->specs[i];
     if (a->kind == ARGSPEC_BUFFER && (total += argspec_bytes(a)) > ARGSPEC_MAX_BYTES)
-      return fail(2, "%s: the buffers of --arg 0 to %u take more than %zu GiB together",
-                  cmd->name, i, ARGSPEC_MAX_BYTES >> 30);
+      return fail(2, "%s: the buffers of --arg 0 to %u take more than %zu GiB together", cmd->name,
+                  i, ARGSPEC_MAX_BYTES >> 30);
   }
   for (unsigned i = 0; i < s->nargs; i++) {
     const argspec *a = &p->specs[i];
@@ -451,7 +459,7 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
   fprintf(f, " in work-groups of ");
   print_dims(f, p->range.local, p->range.dims);
   fprintf(f, " (%llu work-groups, %llu warps)\n", (unsigned long long)st->work_groups,
-           (unsigned long long)st->warps);
+          (unsigned long long)st->warps);
   fprintf(f, "time                %.3f ms", st->time_ms);
   if (p->repeat > 1) fprintf(f, " (median of %u launches)", p->repeat);
   fputc('\n', f);
@@ -460,8 +468,8 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
   fprintf(f, "divergent branches  %llu\n", (unsigned long long)st->divergent_branches);
   fprintf(f, "reconvergences      %llu\n", (unsigned long long)st->reconvergences);
   fprintf(f, "lane groups         %llu run, %llu skipped (%.1f%%)\n",
-           (unsigned long long)st->groups_run, (unsigned long long)st->groups_skipped,
-           groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
+          (unsigned long long)st->groups_run, (unsigned long long)st->groups_skipped,
+          groups ? 100.0 * (double)st->groups_skipped / (double)groups : 0.0);
   fprintf(f, "policy calls        %llu\n", (unsigned long long)st->policy_calls);
   fprintf(f, "round trips         %llu\n", (unsigned long long)st->round_trips);
   fprintf(f, "barriers            %llu\n", (unsigned long long)st->barriers);
@@ -484,16 +492,26 @@ void json_string(FILE *f, const char *s) {
 
 static void json_stats(FILE *f, const run_plan *p, const run_state *s, const weft_stats *st) {
   weft_options w = weft_context_options(s->ctx);
-  const struct { const char *name; uint64_t v; } counts[] = {
-      {"work_groups", st->work_groups},   {"warps", st->warps},
-      {"block_execs", st->block_execs},   {"instr_execs", st->instr_execs},
-      {"lane_instrs", st->lane_instrs},   {"groups_run", st->groups_run},
-      {"groups_skipped", st->groups_skipped}, {"divergent_branches", st->divergent_branches},
-      {"reconvergences", st->reconvergences}, {"policy_calls", st->policy_calls},
-      {"barriers", st->barriers},         {"early_reconvergences", st->early_reconvergences},
+  const struct {
+    const char *name;
+    uint64_t v;
+  } counts[] = {
+      {"work_groups", st->work_groups},
+      {"warps", st->warps},
+      {"block_execs", st->block_execs},
+      {"instr_execs", st->instr_execs},
+      {"lane_instrs", st->lane_instrs},
+      {"groups_run", st->groups_run},
+      {"groups_skipped", st->groups_skipped},
+      {"divergent_branches", st->divergent_branches},
+      {"reconvergences", st->reconvergences},
+      {"policy_calls", st->policy_calls},
+      {"barriers", st->barriers},
+      {"early_reconvergences", st->early_reconvergences},
       {"round_trips", st->round_trips},
       {"max_splits_per_warp", st->max_splits_per_warp},
-      {"max_st_entries", st->max_st_entries}, {"max_rt_entries", st->max_rt_entries},
+      {"max_st_entries", st->max_st_entries},
+      {"max_rt_entries", st->max_rt_entries},
       {"max_splits", w.max_splits},
   };
   fputs("{\"kernel\": ", f);
@@ -542,8 +560,7 @@ static int read_options(launch *l, int argc, char **argv) {
   int rc = parse_words(l->cmd, argc - 1, argv + 1, o, NULL);
   if (rc < 0 && !o->file) rc = fail(2, "%s: no input file\n%s", l->cmd->name, l->cmd->usage);
   if (rc >= 0 || o->no_defaults) return rc;
-  if ((rc = read_defaults(l->cmd, o, f, &l->defaults, &l->words)) >= 0 || !l->defaults)
-    return rc;
+  if ((rc = read_defaults(l->cmd, o, f, &l->defaults, &l->words)) >= 0 || !l->defaults) return rc;
   /* o's arrays have room for argc words; the file's lists may be longer. */
   const char **a = realloc(o->args, sizeof *a * (size_t)(argc + f->nargs));
   if (a) o->args = a;
@@ -598,8 +615,7 @@ int launch_prepare(launch *l) {
 
 void launch_free(launch *l) {
   run_state *s = &l->s;
-  for (unsigned i = 0; s->bufs && i < s->nargs; i++)
-    weft_buffer_free(s->bufs[i], s->args[i].size);
+  for (unsigned i = 0; s->bufs && i < s->nargs; i++) weft_buffer_free(s->bufs[i], s->args[i].size);
   free(s->bufs), free(s->args);
   if (s->kernel) weft_kernel_release(s->kernel);
   if (s->program) weft_program_release(s->program);

@@ -16,17 +16,34 @@
 #include "weft.h"
 
 /* Options that take a value; kept as text until the command line and the file are merged. */
-enum { O_KERNEL, O_GLOBAL, O_LOCAL, O_POLICY, O_WARP, O_LANES, O_THREADS, O_REPEAT,
-       O_STATS_JSON, O_BUILD_OPTIONS, O_SPLIT_ORDER, O_MAX_SPLITS,
+enum {
+  O_KERNEL,
+  O_GLOBAL,
+  O_LOCAL,
+  O_POLICY,
+  O_WARP,
+  O_LANES,
+  O_THREADS,
+  O_REPEAT,
+  O_STATS_JSON,
+  O_BUILD_OPTIONS,
+  O_SPLIT_ORDER,
+  O_MAX_SPLITS,
        /* weft trace's own */
-       O_FORMAT, O_OUTPUT, O_WARP_ID, O_GROUP, O_MAX_STEPS, NOPTS };
+  O_FORMAT,
+  O_OUTPUT,
+  O_WARP_ID,
+  O_GROUP,
+  O_MAX_STEPS,
+  NOPTS
+};
 extern const char *const opt_names[NOPTS];
 
 #define OPT(o) (1ul << (o))
 /* The value options of weft run; weft trace takes them but --repeat, and its own. */
-#define RUN_OPTS                                                                           \
+#define RUN_OPTS                                                                               \
   (OPT(O_KERNEL) | OPT(O_GLOBAL) | OPT(O_LOCAL) | OPT(O_POLICY) | OPT(O_WARP) | OPT(O_LANES) | \
-   OPT(O_THREADS) | OPT(O_REPEAT) | OPT(O_STATS_JSON) | OPT(O_BUILD_OPTIONS) |                \
+   OPT(O_THREADS) | OPT(O_REPEAT) | OPT(O_STATS_JSON) | OPT(O_BUILD_OPTIONS) |                 \
    OPT(O_SPLIT_ORDER) | OPT(O_MAX_SPLITS))
 
 typedef struct launch_cmd {

@@ -151,9 +151,10 @@ static void json_header(FILE *f, const trace_rec *r) {
 
 static void json_step(FILE *f, const weft_trace_step *s) {
   char m[WEFT_MASK_CHARS];
-  fprintf(f, "{\"step\": %llu, \"group\": [%llu, %llu, %llu], \"warp\": %u, \"pc\": %u, "
-             "\"end_pc\": %u, \"first_line\": %u, \"last_line\": %u, \"mask\": \"%s\", "
-             "\"event\": \"%s\", \"targets\": [",
+  fprintf(f,
+          "{\"step\": %llu, \"group\": [%llu, %llu, %llu], \"warp\": %u, \"pc\": %u, "
+          "\"end_pc\": %u, \"first_line\": %u, \"last_line\": %u, \"mask\": \"%s\", "
+          "\"event\": \"%s\", \"targets\": [",
           (unsigned long long)s->step, (unsigned long long)s->group_id[0],
           (unsigned long long)s->group_id[1], (unsigned long long)s->group_id[2], s->warp, s->pc,
           s->end_pc, s->first_line, s->last_line, weft_mask_string(m, s->mask, s->width),
@@ -161,8 +162,9 @@ static void json_step(FILE *f, const weft_trace_step *s) {
   for (unsigned t = 0; t < s->ntargets; t++)
     fprintf(f, "%s{\"pc\": %u, \"mask\": \"%s\"}", t ? ", " : "", s->target_pc[t],
             weft_mask_string(m, s->target_mask[t], s->width));
-  fprintf(f, "], \"blocks\": %llu, \"groups_run\": %llu, \"groups_skipped\": %llu, "
-             "\"reconvergences\": %u, \"early_reconvergences\": %u, \"state\": %s}\n",
+  fprintf(f,
+          "], \"blocks\": %llu, \"groups_run\": %llu, \"groups_skipped\": %llu, "
+          "\"reconvergences\": %u, \"early_reconvergences\": %u, \"state\": %s}\n",
           (unsigned long long)s->blocks, (unsigned long long)s->groups_run,
           (unsigned long long)s->groups_skipped, s->reconvergences, s->early_reconvergences,
           s->state_json);

@@ -14,9 +14,9 @@
 enum { CELL = 14, LEFT = 90, TOP = 56, GAP = 28, LEGEND_ROW = 18 };
 
 /* A fixed palette, distinct enough side by side; blocks past it reuse it. */
-static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2",
-                                      "#edc948", "#e15759", "#9c755f", "#bab0ac", "#86bcb6",
-                                      "#d37295", "#a0cbe8"};
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+                                      "#76b7b2", "#edc948", "#e15759", "#9c755f",
+                                      "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8"};
 #define NCOLOURS (sizeof palette / sizeof *palette)
 
 /* The bands: warp w of the work-group is band band[w], in the order warps first appear. */
@@ -52,8 +52,8 @@ static void band_labels(FILE *f, const trace_rec *r, const layout *l, size_t wid
     if (l->band[w] < 0) continue;
     unsigned y = band_top(r, l->band[w]);
     fprintf(f, "<text x=\"4\" y=\"%u\" font-weight=\"bold\">warp %u</text>\n", y - 14, w);
-    fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%zu\" height=\"%u\" fill=\"#f4f4f4\"/>\n", LEFT,
-            y, width, r->width * CELL);
+    fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%zu\" height=\"%u\" fill=\"#f4f4f4\"/>\n", LEFT, y,
+            width, r->width * CELL);
     for (unsigned lane = 0; lane < r->width; lane++)
       fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"end\">lane %u</text>\n", LEFT - 6,
               y + lane * CELL + CELL - 3, lane);
@@ -66,8 +66,8 @@ static void step_column(FILE *f, const trace_rec *r, const layout *l, size_t i) 
   if (i % 5 == 0)
     fprintf(f, "<text x=\"%u\" y=\"%d\" font-size=\"9\">%zu</text>\n", x, TOP - 30, i);
   FOR_LANES(s->mask, lane) {
-    fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"#fff\">",
-            x, y + (unsigned)lane * CELL, CELL, CELL, palette[s->pc % NCOLOURS]);
+    fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"#fff\">", x,
+            y + (unsigned)lane * CELL, CELL, CELL, palette[s->pc % NCOLOURS]);
     fprintf(f, "<title>step %llu, lane %u: B%u (", (unsigned long long)s->step, (unsigned)lane,
             s->pc);
     put_lines(f, r, s->pc);
@@ -76,12 +76,13 @@ static void step_column(FILE *f, const trace_rec *r, const layout *l, size_t i) 
   int reconv = s->event == WEFT_TRACE_RECONVERGE;
   int early = s->event == WEFT_TRACE_EARLY_RECONVERGENCE;
   if (reconv || early)
-    fprintf(f, "<path d=\"M%u %u h%d l-%d %d z\" fill=\"%s\"><title>%s</title></path>\n", x,
-            y - 9, CELL, CELL / 2, 7, reconv ? "#d62728" : "#ff9900",
-            weft_trace_event_name(s->event));
+    fprintf(f, "<path d=\"M%u %u h%d l-%d %d z\" fill=\"%s\"><title>%s</title></path>\n", x, y - 9,
+            CELL, CELL / 2, 7, reconv ? "#d62728" : "#ff9900", weft_trace_event_name(s->event));
   if (s->event == WEFT_TRACE_DIVERGE)
-    fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%d\" height=\"3\" fill=\"#1f5fbf\">"
-               "<title>diverge</title></rect>\n", x, y - 5, CELL);
+    fprintf(f,
+            "<rect x=\"%u\" y=\"%u\" width=\"%d\" height=\"3\" fill=\"#1f5fbf\">"
+            "<title>diverge</title></rect>\n",
+            x, y - 5, CELL);
 }
 
 static void legend(FILE *f, const trace_rec *r, unsigned y) {
@@ -91,15 +92,16 @@ static void legend(FILE *f, const trace_rec *r, unsigned y) {
     for (size_t i = 0; i < r->n && !used; i++) used = r->rows[i].s.pc == pc;
     if (!used) continue;
     unsigned ry = y + row++ * LEGEND_ROW;
-    fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", LEFT, ry,
-            CELL, CELL, palette[pc % NCOLOURS]);
+    fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", LEFT, ry, CELL,
+            CELL, palette[pc % NCOLOURS]);
     fprintf(f, "<text x=\"%d\" y=\"%u\">B%u: ", LEFT + CELL + 6, ry + CELL - 3, pc);
     put_lines(f, r, pc);
     fputs("</text>\n", f);
   }
   unsigned ry = y + row * LEGEND_ROW + 6;
-  fprintf(f, "<text x=\"%d\" y=\"%u\">red triangle: reconvergence; orange: early "
-             "reconvergence; blue bar: divergence; blank: lane inactive%s</text>\n",
+  fprintf(f,
+          "<text x=\"%d\" y=\"%u\">red triangle: reconvergence; orange: early "
+          "reconvergence; blue bar: divergence; blank: lane inactive%s</text>\n",
           LEFT, ry + CELL - 3, r->truncated ? "; stopped at --max-steps" : "");
 }
 
@@ -109,12 +111,14 @@ void trace_write_svg(FILE *f, const trace_rec *r) {
   size_t width = r->n * CELL;
   unsigned legend_y = band_top(r, (int)l.nbands), nlegend = r->nblocks + 2;
   size_t total = LEFT + width + 20 < 660 ? 660 : LEFT + width + 20; /* room for the texts */
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%u\" "
-             "font-family=\"sans-serif\" font-size=\"11\">\n",
+  fprintf(f,
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%u\" "
+          "font-family=\"sans-serif\" font-size=\"11\">\n",
           total, legend_y + nlegend * LEGEND_ROW + 10);
   fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
-  fprintf(f, "<text x=\"4\" y=\"14\" font-size=\"13\">kernel %s, policy %s, W %u, G %u, "
-             "work-group %llu: steps across, lanes down</text>\n",
+  fprintf(f,
+          "<text x=\"4\" y=\"14\" font-size=\"13\">kernel %s, policy %s, W %u, G %u, "
+          "work-group %llu: steps across, lanes down</text>\n",
           r->kernel, r->policy, r->width, r->lanes, (unsigned long long)r->group);
   band_labels(f, r, &l, width);
   for (size_t i = 0; i < r->n; i++) step_column(f, r, &l, i);

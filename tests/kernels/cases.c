@@ -23,9 +23,12 @@
 #define R2(gx, gy, lx, ly) .dims = 2, .global = {gx, gy, 1}, .local = {lx, ly, 1}
 #define R3(gx, gy, gz, lx, ly, lz) .dims = 3, .global = {gx, gy, gz}, .local = {lx, ly, lz}
 #define OPTIONS(...) __VA_ARGS__
-#define KERNEL(k, options, range, ...)                                                 \
-  {.name = #k, range, .params = {__VA_ARGS__},                                           \
-   .nparams = sizeof((kparam[]){__VA_ARGS__}) / sizeof(kparam), .oracle = oracle_##k, \
+#define KERNEL(k, options, range, ...)                          \
+  {.name = #k,                                                  \
+   range,                                                       \
+   .params = {__VA_ARGS__},                                     \
+   .nparams = sizeof((kparam[]){__VA_ARGS__}) / sizeof(kparam), \
+   .oracle = oracle_##k,                                        \
    OPTIONS options},
 
 const kcase kcases[] = {
@@ -59,10 +62,14 @@ static uint64_t seed_of(const char *name, unsigned param) {
 /* Stores v (an integer or a float, by the type) as element i of buffer p. */
 static void store(weft_type t, void *p, size_t i, int64_t iv, double fv) {
   switch (t) {
-  case WEFT_I8: case WEFT_U8: ((uint8_t *)p)[i] = (uint8_t)iv; break;
-  case WEFT_I16: case WEFT_U16: ((uint16_t *)p)[i] = (uint16_t)iv; break;
-  case WEFT_I32: case WEFT_U32: ((uint32_t *)p)[i] = (uint32_t)iv; break;
-  case WEFT_I64: case WEFT_U64: ((uint64_t *)p)[i] = (uint64_t)iv; break;
+  case WEFT_I8:
+  case WEFT_U8: ((uint8_t *)p)[i] = (uint8_t)iv; break;
+  case WEFT_I16:
+  case WEFT_U16: ((uint16_t *)p)[i] = (uint16_t)iv; break;
+  case WEFT_I32:
+  case WEFT_U32: ((uint32_t *)p)[i] = (uint32_t)iv; break;
+  case WEFT_I64:
+  case WEFT_U64: ((uint64_t *)p)[i] = (uint64_t)iv; break;
   case WEFT_F32: ((float *)p)[i] = (float)fv; break;
   case WEFT_F64: ((double *)p)[i] = fv; break;
   default: break;
@@ -141,9 +148,10 @@ static void show(weft_type t, const void *p, size_t i, char *out) {
   switch (t) {
   case WEFT_F32: snprintf(out, 40, "%.9g", ((const float *)p)[i]); break;
   case WEFT_F64: snprintf(out, 40, "%.17g", ((const double *)p)[i]); break;
-  case WEFT_I8: case WEFT_I16: case WEFT_I32: case WEFT_I64:
-    snprintf(out, 40, "%lld", (long long)(bits << sh) >> sh);
-    break;
+  case WEFT_I8:
+  case WEFT_I16:
+  case WEFT_I32:
+  case WEFT_I64: snprintf(out, 40, "%lld", (long long)(bits << sh) >> sh); break;
   default: snprintf(out, 40, "%llu", (unsigned long long)bits);
   }
 }

@@ -39,13 +39,12 @@ typedef float float4 __attribute__((vector_size(16)));
 #define atomic_xor(p, v) __atomic_fetch_xor((p), (v), __ATOMIC_SEQ_CST)
 #define atomic_xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
 
-#define CL_AS_C_ATOMIC_MINMAX(name, T, better)                                              \
-  static inline T name(T *p, T v) {                                                        \
-    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                          \
-    while (better(v, old) &&                                                               \
-           !__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) \
-      ;                                                                                    \
-    return old;                                                                            \
+#define CL_AS_C_ATOMIC_MINMAX(name, T, better)                                               \
+  static inline T name(T *p, T v) {                                                          \
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                            \
+    while (better(v, old) &&                                                                 \
+           !__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
+    return old;                                                                              \
   }
 #define CL_AS_C_GT(a, b) ((a) > (b))
 #define CL_AS_C_LT(a, b) ((a) < (b))

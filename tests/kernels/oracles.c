@@ -357,8 +357,9 @@ void oracle_barrier_divergent(kio *io) {
   size_t n = LSIZE(io);
   for (size_t i = 0; i < N(io); i++) {
     size_t base = i - i % n, lid = i % n;
-    OUT(int32_t, 1)[i] = lid & 1 ? 5 * IN(int32_t, 0)[base + (lid + 1) % n] + 1
-                                 : 3 * IN(int32_t, 0)[base + (lid + n - 1) % n] - 1;
+    OUT(int32_t, 1)
+    [i] = lid & 1 ? 5 * IN(int32_t, 0)[base + (lid + 1) % n] + 1
+                  : 3 * IN(int32_t, 0)[base + (lid + n - 1) % n] - 1;
   }
 }
 
@@ -421,7 +422,8 @@ void oracle_atomics_local_lanes(kio *io) {
   size_t n = N(io), ls = LSIZE(io);
   for (size_t i = 0; i < 4 * n; i++) out[i] = 1;
   for (size_t g = 0; g < n / ls; g++) {
-    int32_t *t = out + 4 * n + 10 * g, sum = 0, lo = 1 << 30, hi = -(1 << 30), or = 0, and = -1, xor = 0;
+    int32_t *t = out + 4 * n + 10 * g, sum = 0, lo = 1 << 30, hi = -(1 << 30), or = 0, and = -1,
+            xor = 0;
     for (size_t i = g * ls; i < (g + 1) * ls; i++) {
       int32_t x = IN(int32_t, 0)[i];
       sum += x + (x & 2 ? -3 : 1), or |= 1 << (x & 31), and &= ~(1 << (x & 15)), xor ^= x;
@@ -500,7 +502,9 @@ void oracle_types_double(kio *io) {
   }
 }
 
-static uint32_t rotl32(uint32_t v, uint32_t by) { return by % 32 ? v << by % 32 | v >> (32 - by % 32) : v; }
+static uint32_t rotl32(uint32_t v, uint32_t by) {
+  return by % 32 ? v << by % 32 | v >> (32 - by % 32) : v;
+}
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 static int32_t sat32(int64_t v) { return (int32_t)clamp64(v, INT32_MIN, INT32_MAX); }
 static uint32_t usat32(int64_t v) { return (uint32_t)clamp64(v, 0, UINT32_MAX); }
@@ -610,10 +614,12 @@ static void conversions_ints(int32_t *ri, float a, float fin, int32_t xi, int64_
   static const int modes[] = {RTZ, RTE, RTP, RTN};
   for (int m = 0; m < 4; m++) ri[m] = (int32_t)fp_to_int_sat(a, modes[m], 32, 0);
   ri[4] = (int32_t)fp_to_int_sat(a, RTZ, 32, 1);
-  ri[5] = (int32_t)(fp_to_int_sat(a * 1e-7f, RTZ, 8, 0) + 1000 * fp_to_int_sat(a * 1e-7f, RTE, 8, 1));
+  ri[5] = (int32_t)(fp_to_int_sat(a * 1e-7f, RTZ, 8, 0) +
+                    1000 * fp_to_int_sat(a * 1e-7f, RTE, 8, 1));
   for (int m = 0; m < 4; m++) ri[6 + m] = (int32_t)rounded(fin, modes[m]);
   ri[10] = (int32_t)clamp64(xi, INT16_MIN, INT16_MAX);
-  ri[11] = (int32_t)(clamp64(xi, 0, 255) ^ clamp64(xi, -128, 127) * 256 ^ clamp64(xi, 0, 65535) << 12);
+  ri[11] = (int32_t)(clamp64(xi, 0, 255) ^ clamp64(xi, -128, 127) * 256 ^
+                     clamp64(xi, 0, 65535) << 12);
   ri[12] = (int32_t)clamp64(ui, 0, INT32_MAX);
   ri[13] = xi < 0 ? 0 : xi;
   ri[14] = (int32_t)clamp64(li, INT32_MIN, INT32_MAX);
@@ -632,7 +638,12 @@ void oracle_conversions(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int k = (int)(i & 7);
     float fi = IN(float, 0)[i], fin = fi * 1e-6f;
-    float a = k == 0 ? NAN : k == 1 ? INFINITY : k == 2 ? -INFINITY : k == 3 ? 2.5f : k == 4 ? -3.5f : fi;
+    float a = k == 0   ? NAN
+              : k == 1 ? INFINITY
+              : k == 2 ? -INFINITY
+              : k == 3 ? 2.5f
+              : k == 4 ? -3.5f
+                       : fi;
     double e = k == 7 ? IN(double, 1)[i] * 1e34 : IN(double, 1)[i];
     int32_t xi = IN(int32_t, 2)[i];
     uint32_t ui = (uint32_t)xi;
@@ -669,7 +680,8 @@ void oracle_div_rem(kio *io) {
   int32_t s = VAL(int32_t, 2), m1 = VAL(int32_t, 4);
   uint32_t u = VAL(uint32_t, 3);
   for (size_t i = 0; i < N(io); i++) {
-    int32_t x = IN(int32_t, 0)[i], d = IN(int32_t, 1)[i] ? IN(int32_t, 1)[i] : 3, *o = OUT(int32_t, 5) + 28 * i;
+    int32_t x = IN(int32_t, 0)[i], d = IN(int32_t, 1)[i] ? IN(int32_t, 1)[i] : 3,
+            *o = OUT(int32_t, 5) + 28 * i;
     if ((i & 3) == 1 || (i & 7) == 2 || x == INT32_MIN) {
       for (int k = 0; k < 28; k++) o[k] = -5;
       continue;
@@ -677,14 +689,34 @@ void oracle_div_rem(kio *io) {
     int32_t y = (i & 7) == 3 ? INT32_MIN : x, g = (int32_t)(i / LSIZE(io)) * 3 - 4;
     uint32_t ux = (uint32_t)x, ug = (uint32_t)(i / LSIZE(io)) + 1;
     int64_t lx = (int64_t)x * 3, ly = y;
-    int32_t want[28] = {
-        (int32_t)(ux % 48), (int32_t)(ux / 48), x / 7, x % 7, x / -7, x % -6, x / 16,
-        x % -16 + (int32_t)(ux & 1023), x / -1, (int32_t)(ly / 7 + ly % -8 + (uint32_t)y / 3),
-        x / s, x % s, (int32_t)(ux / u), (int32_t)(ux % u), x / m1, x % m1 + y / s,
-        x / g, x % g, (int32_t)(ux / ug), (int32_t)(ux % ug), x / d, x % d,
-        (int32_t)(ux / (uint32_t)d + ux % (uint32_t)d), (int32_t)(lx / 1000003),
-        (int32_t)(lx % s + lx / m1), (int32_t)((uint64_t)lx / u), (int32_t)(lx / d),
-        (int32_t)((uint64_t)lx % ug)};
+    int32_t want[28] = {(int32_t)(ux % 48),
+                        (int32_t)(ux / 48),
+                        x / 7,
+                        x % 7,
+                        x / -7,
+                        x % -6,
+                        x / 16,
+                        x % -16 + (int32_t)(ux & 1023),
+                        x / -1,
+                        (int32_t)(ly / 7 + ly % -8 + (uint32_t)y / 3),
+                        x / s,
+                        x % s,
+                        (int32_t)(ux / u),
+                        (int32_t)(ux % u),
+                        x / m1,
+                        x % m1 + y / s,
+                        x / g,
+                        x % g,
+                        (int32_t)(ux / ug),
+                        (int32_t)(ux % ug),
+                        x / d,
+                        x % d,
+                        (int32_t)(ux / (uint32_t)d + ux % (uint32_t)d),
+                        (int32_t)(lx / 1000003),
+                        (int32_t)(lx % s + lx / m1),
+                        (int32_t)((uint64_t)lx / u),
+                        (int32_t)(lx / d),
+                        (int32_t)((uint64_t)lx % ug)};
     memcpy(o, want, sizeof want);
   }
 }
@@ -922,7 +954,9 @@ typedef struct item_3d {
 } item_3d;
 
 static uint64_t global_id(const item_3d *w, unsigned d) { return d < 3 ? w->id[d] : 0; }
-static uint64_t local_id(const item_3d *w, unsigned d) { return d < 3 ? w->id[d] % w->local[d] : 0; }
+static uint64_t local_id(const item_3d *w, unsigned d) {
+  return d < 3 ? w->id[d] % w->local[d] : 0;
+}
 static uint64_t local_size(const item_3d *w, unsigned d) { return d < 3 ? w->local[d] : 1; }
 static uint64_t global_size(const item_3d *w, unsigned d) { return d < 3 ? w->global[d] : 1; }
 

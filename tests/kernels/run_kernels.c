@@ -37,9 +37,9 @@
 #define WEFT_KERNEL_DIR "tests/kernels"
 #endif
 
-static const char *const all_policies[] = {
-    "stack", "mp", "mp-orec", "pc", "mp:lowest-pc", "mp-orec:lowest-pc", "mp:max2",
-    "mp-orec:max2", "mp-orec:lowest-pc:max2"};
+static const char *const all_policies[] = {"stack",   "mp",           "mp-orec",
+                                           "pc",      "mp:lowest-pc", "mp-orec:lowest-pc",
+                                           "mp:max2", "mp-orec:max2", "mp-orec:lowest-pc:max2"};
 static const unsigned all_warps[] = {4, 8, 16, 32, 64};
 static const unsigned all_lanes[] = {4, 8, 16};
 static const unsigned all_threads[] = {1, 2};
@@ -130,7 +130,8 @@ static weft_program *program_of(config *cf, const kcase *c, weft_status *st) {
     *st = weft_program_build_source(cf->ctx, "kernels", all_source, NULL, &cf->all);
     if (*st)
       print_error("W %u G %u threads %u: the joined build failed (%s), building each file on "
-                  "its own:\n%s\n", cf->warp, cf->lanes, cf->threads, weft_status_name(*st),
+                  "its own:\n%s\n",
+                  cf->warp, cf->lanes, cf->threads, weft_status_name(*st),
                   weft_last_error(cf->ctx));
   }
   if (cf->all) return cf->all;
@@ -253,11 +254,25 @@ static bool divergent_barrier_reported(const kcase *c, const char *policy, weft_
 /* The stats that must not depend on the path a policy decision takes: all but the time and
  * the round trips. NULL when they agree, else the first that differs. */
 static const char *stats_differ(const weft_stats *a, const weft_stats *b) {
-#define SAME(f) if (a->f != b->f) return #f;
-  SAME(work_groups) SAME(warps) SAME(block_execs) SAME(instr_execs) SAME(lane_instrs)
-  SAME(simd_efficiency) SAME(groups_run) SAME(groups_skipped) SAME(divergent_branches)
-  SAME(reconvergences) SAME(policy_calls) SAME(barriers) SAME(early_reconvergences)
-  SAME(max_splits_per_warp) SAME(avg_splits_per_warp) SAME(max_st_entries) SAME(max_rt_entries)
+#define SAME(f) \
+  if (a->f != b->f) return #f
+  SAME(work_groups);
+  SAME(warps);
+  SAME(block_execs);
+  SAME(instr_execs);
+  SAME(lane_instrs);
+  SAME(simd_efficiency);
+  SAME(groups_run);
+  SAME(groups_skipped);
+  SAME(divergent_branches);
+  SAME(reconvergences);
+  SAME(policy_calls);
+  SAME(barriers);
+  SAME(early_reconvergences);
+  SAME(max_splits_per_warp);
+  SAME(avg_splits_per_warp);
+  SAME(max_st_entries);
+  SAME(max_rt_entries);
 #undef SAME
   return NULL;
 }
@@ -269,7 +284,8 @@ static bool launch_case(config *cf, weft_kernel *kernel, const char *policy, con
                         char *msg, size_t n) {
   kbufs got;
   weft_arg args[KMAX_PARAMS];
-  weft_ndrange range = {c->dims, {c->global[0], c->global[1], c->global[2]},
+  weft_ndrange range = {c->dims,
+                        {c->global[0], c->global[1], c->global[2]},
                         {c->local[0], c->local[1], c->local[2]}};
   assert_true(kbufs_copy(c, in, &got));
   make_args(c, &got, args);
@@ -278,8 +294,8 @@ static bool launch_case(config *cf, weft_kernel *kernel, const char *policy, con
   if (!st) st = weft_kernel_launch(kernel, &range, c->nparams, args, stats);
   bool ok = divergent_barrier_reported(c, policy, st);
   if (!ok && st)
-    snprintf(msg, n, "launch%s: %s: %s", reference ? " (reference path)" : "",
-             weft_status_name(st), weft_last_error(cf->ctx));
+    snprintf(msg, n, "launch%s: %s: %s", reference ? " (reference path)" : "", weft_status_name(st),
+             weft_last_error(cf->ctx));
   if (!ok && !st) ok = kcase_compare(c, &got, want, msg, n);
   if (st) *stats = (weft_stats){0};
   kbufs_free(c, &got);
@@ -307,9 +323,10 @@ static bool run_one(config *cf, const char *policy, const kcase *c, const kbufs 
     ok = false;
   }
   if (ok && c->uniform && (stats.divergent_branches || stats.policy_calls)) {
-    snprintf(msg, sizeof msg, "no branch depends on the lane, yet %llu divergent branches and "
-             "%llu policy calls", (unsigned long long)stats.divergent_branches,
-             (unsigned long long)stats.policy_calls);
+    snprintf(msg, sizeof msg,
+             "no branch depends on the lane, yet %llu divergent branches and "
+             "%llu policy calls",
+             (unsigned long long)stats.divergent_branches, (unsigned long long)stats.policy_calls);
     ok = false;
   }
   if (!ok)

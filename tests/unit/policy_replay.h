@@ -21,10 +21,13 @@ typedef struct replay {
 
 /* A warp of W = 4 lanes, `live` of them work-items, in a CFG of nblocks blocks, with the split
  * order and bound of cfg. */
-static void replay_init_cfg(replay *r, const char *policy, unsigned nblocks,
-                            const uint32_t *ipdom, uint64_t live, policy_config cfg) {
+static void replay_init_cfg(replay *r, const char *policy, unsigned nblocks, const uint32_t *ipdom,
+                            uint64_t live, policy_config cfg) {
   memset(r, 0, sizeof *r);
-  r->k = (weft_compiled_kernel){.name = "k", .warp = 4, .lanes = 4, .nblocks = nblocks,
+  r->k = (weft_compiled_kernel){.name = "k",
+                                .warp = 4,
+                                .lanes = 4,
+                                .nblocks = nblocks,
                                 .ipdom = ipdom};
   r->cfg = cfg;
   r->ops = policy_find(policy);

@@ -47,7 +47,8 @@ static void same_source_is_built_once(void **state) {
   float a[10], c[10] = {0};
   int n = 10;
   for (int i = 0; i < 10; i++) a[i] = (float)i;
-  weft_arg args[3] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_F32, sizeof c, c},
+  weft_arg args[3] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_F32, sizeof c, c},
                       {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
   weft_ndrange r = {1, {16, 1, 1}, {8, 1, 1}};
   assert_int_equal(weft_kernel_launch(k, &r, 3, args, NULL), WEFT_SUCCESS);
@@ -229,10 +230,12 @@ static void both_ways_of_running_clang_agree(void **state) {
   (void)state;
   char dir[] = "/tmp/weft-api-XXXXXX";
   assert_non_null(mkdtemp(dir));
-  write_text(dir, "bad.cl", "// a comment\n__kernel void k(__global int *out) {\n  out[0] = x;\n}\n");
+  write_text(dir, "bad.cl",
+             "// a comment\n__kernel void k(__global int *out) {\n  out[0] = x;\n}\n");
   write_text(dir, "scale.h", "#define SCALE 3\n");
-  write_text(dir, "inc.cl", "#include \"scale.h\"\n"
-                            "__kernel void k(__global int *out) { out[get_global_id(0)] = SCALE; }\n");
+  write_text(dir, "inc.cl",
+             "#include \"scale.h\"\n"
+             "__kernel void k(__global int *out) { out[get_global_id(0)] = SCALE; }\n");
   write_text(dir, "def.cl", "__kernel void k(__global int *out) { out[get_global_id(0)] = D; }\n");
   for (int process = 0; process < 2; process++) {
     if (process) setenv("WEFT_CLANG", WEFT_CLANG_PATH, 1);
@@ -249,8 +252,9 @@ static void both_ways_of_running_clang_agree(void **state) {
     assert_int_equal(build_and_run(ctx, dir, "def.cl", "-DD=7", out), WEFT_SUCCESS);
     for (int i = 0; i < 8; i++) assert_int_equal(out[i], 7);
     int ones[8] = {0};
-    assert_int_equal(run_one(ctx, "one.cl", "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }",
-                             1, (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, sizeof ones, ones}}, 8, 8),
+    assert_int_equal(run_one(ctx, "one.cl",
+                             "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }", 1,
+                             (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, sizeof ones, ones}}, 8, 8),
                      WEFT_SUCCESS);
     for (int i = 0; i < 8; i++) assert_int_equal(ones[i], 1);
     weft_context_release(ctx);
@@ -346,7 +350,8 @@ static void struct_arguments_are_private_copies(void **state) {
   }
   args[1].size = sizeof p - 8;
   assert_int_equal(weft_kernel_launch(k, &r, 2, args, NULL), WEFT_ERROR_ARGUMENT);
-  assert_non_null(strstr(weft_last_error(ctx), "argument 1 'p': expected params (24 bytes), got other (16 bytes)"));
+  assert_non_null(strstr(weft_last_error(ctx),
+                         "argument 1 'p': expected params (24 bytes), got other (16 bytes)"));
   weft_kernel_release(k);
   weft_program_release(prog);
 }
@@ -392,7 +397,8 @@ static void printf_prints_each_active_lane(void **state) {
   enum { N = 32 };
   int a[N], r[N];
   for (int i = 0; i < N; i++) a[i] = (i * 7) % 5 - 2, r[i] = 99;
-  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof r, r}};
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_I32, sizeof r, r}};
   char *text = printed(k, N, 2, args);
   int lines = 0, last[3][N / 8];          /* per call and warp: the last lane seen */
   char *at[3][N] = {{0}}, *first_c[N / 8] = {0}; /* each work-item's lines; each warp's first C */
@@ -406,7 +412,8 @@ static void printf_prints_each_active_lane(void **state) {
     last[call][i / 8] = i;
     char want[96];
     if (call == 0) snprintf(want, sizeof want, "A %d:%d pos\n", i, a[i]);
-    else if (call == 1) snprintf(want, sizeof want, "B %d %.1f %ld %c\n", i, (double)i / 2, (long)i << 40, 'a' + i);
+    else if (call == 1)
+      snprintf(want, sizeof want, "B %d %.1f %ld %c\n", i, (double)i / 2, (long)i << 40, 'a' + i);
     else snprintf(want, sizeof want, "C %d\n", i);
     assert_memory_equal(line, want, strlen(want));
     at[call][i] = line;
@@ -430,11 +437,12 @@ static void printf_prints_each_active_lane(void **state) {
  * 3-element vector takes 4 elements' room in a buffer. One warp: the lines come in lane order. */
 static void printf_prints_vectors(void **state) {
   weft_context *ctx = *state; /* W 8 */
-  const char *src = "__kernel void k(__global float4 *f, __global int2 *i2, __global short3 *s3,\n"
-                    "                __global int8 *i8) {\n"
-                    "  int i = get_global_id(0);\n"
-                    "  printf(\"%v4hlf|%5.1v4hlf|%v2hld|%v3hd|%v8hlx %%\\n\", f[i], f[i], i2[i], s3[i], i8[i]);\n"
-                    "}\n";
+  const char *src =
+      "__kernel void k(__global float4 *f, __global int2 *i2, __global short3 *s3,\n"
+      "                __global int8 *i8) {\n"
+      "  int i = get_global_id(0);\n"
+      "  printf(\"%v4hlf|%5.1v4hlf|%v2hld|%v3hd|%v8hlx %%\\n\", f[i], f[i], i2[i], s3[i], i8[i]);\n"
+      "}\n";
   weft_program *p;
   weft_kernel *k = first_kernel(ctx, "pv.cl", src, &p);
   weft_arg_info info;
@@ -447,8 +455,10 @@ static void printf_prints_vectors(void **state) {
   for (int i = 0; i < 4 * N; i++) f[i] = (float)i * 0.5f - 3.0f, s3[i] = (int16_t)(i - 9);
   for (int i = 0; i < 2 * N; i++) i2[i] = i * 1000 - 7;
   for (int i = 0; i < 8 * N; i++) i8[i] = i * 3;
-  weft_arg args[4] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof f, f}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof i2, i2},
-                      {WEFT_ARG_GLOBAL, WEFT_I16, sizeof s3, s3}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof i8, i8}};
+  weft_arg args[4] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof f, f},
+                      {WEFT_ARG_GLOBAL, WEFT_I32, sizeof i2, i2},
+                      {WEFT_ARG_GLOBAL, WEFT_I16, sizeof s3, s3},
+                      {WEFT_ARG_GLOBAL, WEFT_I32, sizeof i8, i8}};
   char *text = printed(k, N, 4, args), want[4096] = "";
   for (int i = 0; i < N; i++) {
     const float *v = f + 4 * i;
@@ -477,7 +487,8 @@ static void branch_on_a_vote_does_not_split(void **state) {
   weft_kernel *k = first_kernel(ctx, "vote.cl", src, &p);
   int a[32] = {0}, b[32];
   a[3] = 1, a[17] = 5, a[31] = 2; /* warps 0, 2 and 3 have a positive lane, warp 1 none */
-  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_I32, sizeof b, b}};
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_I32, sizeof b, b}};
   weft_ndrange r = {1, {32, 1, 1}, {16, 1, 1}};
   weft_stats st;
   assert_int_equal(weft_kernel_launch(k, &r, 2, args, &st), WEFT_SUCCESS);
@@ -528,7 +539,8 @@ static void fp_contract_off_is_honoured(void **state) {
                     "  int i = get_global_id(0);\n  r[i] = a[i] * a[i] - 1.0f;\n}\n";
   float a[8], r[8];
   for (int i = 0; i < 8; i++) a[i] = 1.0f + (float)(i + 1) * 0x1p-23f;
-  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a}, {WEFT_ARG_GLOBAL, WEFT_F32, sizeof r, r}};
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_F32, sizeof r, r}};
   assert_int_equal(run_one(ctx, "fpc.cl", src, 2, args, 8, 8), WEFT_SUCCESS);
   int fused_differs = 0;
   for (int i = 0; i < 8; i++) {
@@ -644,10 +656,13 @@ static void exit_while_clang_loads(void **state) {
     char delay[16];
     snprintf(delay, sizeof delay, "%d", ms);
     pid_t pid = fork();
-    if (pid == 0) execl(self, self, CREATE_AND_EXIT, delay, ms % 4 && FORK_OK ? "fork" : "exit", (char *)NULL), _exit(127);
+    if (pid == 0)
+      execl(self, self, CREATE_AND_EXIT, delay, ms % 4 && FORK_OK ? "fork" : "exit", (char *)NULL),
+          _exit(127);
     int status = -1;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("exit after %d ms: status %#x", ms, status);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      fail_msg("exit after %d ms: status %#x", ms, status);
   }
 }
 

@@ -337,7 +337,11 @@ static void test_check(void **state) {
  * a multiple of its largest field. */
 static void test_structs(void **state) {
   (void)state;
-  struct { int8_t a; int32_t b; int8_t c; } s3 = {-1, 70000, 3}, got3;
+  struct {
+    int8_t a;
+    int32_t b;
+    int8_t c;
+  } s3 = {-1, 70000, 3}, got3;
   argspec s = parse_ok("{i8:-1,i32:70000,i8:3}");
   assert_int_equal(s.kind, ARGSPEC_STRUCT);
   assert_int_equal(s.nvalues, 3);
@@ -345,7 +349,11 @@ static void test_structs(void **state) {
   memset(&got3, 0, sizeof got3);
   memcpy(&got3, s.value, sizeof got3);
   assert_true(got3.a == s3.a && got3.b == s3.b && got3.c == s3.c);
-  struct { float f; double d; uint16_t u; } s2 = {0.5f, -2.25, 65535}, got2;
+  struct {
+    float f;
+    double d;
+    uint16_t u;
+  } s2 = {0.5f, -2.25, 65535}, got2;
   s = parse_ok("{f32:0.5,f64:-2.25,u16:65535}");
   assert_int_equal(argspec_bytes(&s), sizeof s2);
   memcpy(&got2, s.value, sizeof got2);
@@ -372,12 +380,13 @@ static void test_dims(void **state) {
   assert_true(dims == 2 && v[0] == 1024 && v[1] == 768 && v[2] == 1);
   assert_int_equal(argspec_parse_dims("2,3,4", v, &dims, err, sizeof err), 0);
   assert_true(dims == 3 && v[0] == 2 && v[1] == 3 && v[2] == 4);
-  const struct { const char *text, *why; } bad[] = {
-      {"", "missing size"},          {"0", "size of 0"},
-      {"4,0", "size of 0"},          {"1,2,3,4", "more than 3"},
-      {"4,", "missing size"},        {",4", "missing size"},
-      {"x", "not a decimal"},        {"-4", "not a decimal"},
-      {"4x4", "not a decimal"},      {"8589934592", "too large"},
+  const struct {
+    const char *text, *why;
+  } bad[] = {
+      {"", "missing size"},        {"0", "size of 0"},      {"4,0", "size of 0"},
+      {"1,2,3,4", "more than 3"},  {"4,", "missing size"},  {",4", "missing size"},
+      {"x", "not a decimal"},      {"-4", "not a decimal"}, {"4x4", "not a decimal"},
+      {"8589934592", "too large"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     if (!argspec_parse_dims(bad[i].text, v, &dims, err, sizeof err))
@@ -445,15 +454,14 @@ static void test_split(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_types),      cmocka_unit_test(test_kind_names),
-      cmocka_unit_test(test_scalars),
-      cmocka_unit_test(test_scalar_errors), cmocka_unit_test(test_vectors),
-      cmocka_unit_test(test_buffers),    cmocka_unit_test(test_buffer_errors),
-      cmocka_unit_test(test_fill),       cmocka_unit_test(test_rand),
-      cmocka_unit_test(test_fill_file),  cmocka_unit_test(test_check),
-      cmocka_unit_test(test_structs),
-      cmocka_unit_test(test_dims),       cmocka_unit_test(test_out),
-      cmocka_unit_test(test_defaults),   cmocka_unit_test(test_split),
+      cmocka_unit_test(test_types),         cmocka_unit_test(test_kind_names),
+      cmocka_unit_test(test_scalars),       cmocka_unit_test(test_scalar_errors),
+      cmocka_unit_test(test_vectors),       cmocka_unit_test(test_buffers),
+      cmocka_unit_test(test_buffer_errors), cmocka_unit_test(test_fill),
+      cmocka_unit_test(test_rand),          cmocka_unit_test(test_fill_file),
+      cmocka_unit_test(test_check),         cmocka_unit_test(test_structs),
+      cmocka_unit_test(test_dims),          cmocka_unit_test(test_out),
+      cmocka_unit_test(test_defaults),      cmocka_unit_test(test_split),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

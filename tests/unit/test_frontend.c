@@ -20,9 +20,10 @@
 static const char k50_path[] = WEFT_SOURCE_DIR "/bench/k50.cl";
 static const char options[] = "-DSCALE=3 -D OFFSET=2 -I /tmp -Wall -cl-fast-relaxed-math "
                               "-cl-mad-enable -cl-std=CL1.2";
-static const char scaled[] = "__kernel void k(__global float *o) {\n"
-                             "  o[get_global_id(0)] = sqrt((float)get_global_id(0)) * SCALE + OFFSET;\n"
-                             "}\n";
+static const char scaled[] =
+    "__kernel void k(__global float *o) {\n"
+    "  o[get_global_id(0)] = sqrt((float)get_global_id(0)) * SCALE + OFFSET;\n"
+    "}\n";
 
 /* The canonical module's text (the front end's whole output), with process = 1 through a
  * clang-19 process. */
@@ -43,7 +44,8 @@ static char *module_text(int process, const char *path, const char *source, cons
 }
 
 static void assert_same_module(const char *path, const char *source, const char *opts) {
-  char *in_process = module_text(0, path, source, opts), *process = module_text(1, path, source, opts);
+  char *in_process = module_text(0, path, source, opts),
+       *process = module_text(1, path, source, opts);
   assert_non_null(strstr(in_process, "define "));
   assert_string_equal(in_process, process);
   free(in_process), free(process);
@@ -54,7 +56,8 @@ static void cc1_runs_in_this_process(void **state) {
   (void)state;
   char *bitcode = NULL, *log = NULL;
   size_t len = 0;
-  assert_int_equal(cc1_compile("k.cl", scaled, "-DSCALE=2 -DOFFSET=1", NULL, &bitcode, &len, &log), 0);
+  assert_int_equal(cc1_compile("k.cl", scaled, "-DSCALE=2 -DOFFSET=1", NULL, &bitcode, &len, &log),
+                   0);
   assert_non_null(bitcode);
   assert_memory_equal(bitcode, "BC\xC0\xDE", 4);
   assert_string_equal(log, "");
@@ -70,8 +73,8 @@ static void both_ways_give_the_same_module(void **state) {
 /* Options that cc1 does not take as the driver does go to a clang-19 process. */
 static void options_the_driver_must_translate_go_to_a_process(void **state) {
   (void)state;
-  static const char *const process[] = {"-O2", "-cl-uniform-work-group-size", "-Wl,-x", "-D",
-                                        "-cl-denorms-are-zero", "-mllvm -x"};
+  static const char *const process[] = {"-O2", "-cl-uniform-work-group-size", "-Wl,-x",
+                                        "-D",  "-cl-denorms-are-zero",        "-mllvm -x"};
   char *bitcode = NULL, *log = NULL;
   size_t len;
   for (size_t i = 0; i < sizeof process / sizeof *process; i++)
@@ -83,7 +86,8 @@ static void options_the_driver_must_translate_go_to_a_process(void **state) {
 static void too_many_options_are_refused(void **state) {
   (void)state;
   char opts[2048] = "";
-  for (int i = 0; i < 70; i++) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "-DX%d ", i);
+  for (int i = 0; i < 70; i++)
+    snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "-DX%d ", i);
   LLVMContextRef c = LLVMContextCreate();
   frontend_result fr;
   assert_int_equal(frontend_compile(c, "scaled.cl", scaled, opts, NULL, &fr), WEFT_ERROR_BUILD);
@@ -102,7 +106,8 @@ static void diagnostics_go_to_the_log_not_the_host(void **state) {
   fstat(2, &before);
   char *bitcode = NULL, *log = NULL;
   size_t len;
-  int rc = cc1_compile("bad.cl", "#line 1 \"bad.cl\"\n__kernel void k(__global int *o) {\n  o[0] = x;\n}\n",
+  int rc = cc1_compile("bad.cl",
+                       "#line 1 \"bad.cl\"\n__kernel void k(__global int *o) {\n  o[0] = x;\n}\n",
                        NULL, NULL, &bitcode, &len, &log);
   fstat(2, &after);
   off_t heard = lseek(host_err, 0, SEEK_END);
@@ -144,7 +149,8 @@ static void concurrent_builds_stay_apart(void **state) {
   compile_in_thread c[N];
   pthread_t t[N];
   for (int i = 0; i < N; i++) c[i] = (compile_in_thread){i + 5, NULL};
-  for (int i = 0; i < N; i++) assert_int_equal(pthread_create(&t[i], NULL, compile_scaled, &c[i]), 0);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, compile_scaled, &c[i]), 0);
   for (int i = 0; i < N; i++) pthread_join(t[i], NULL);
   for (int i = 0; i < N; i++) {
     assert_non_null(c[i].ir);

@@ -54,13 +54,12 @@ static void text_printer(void **state) {
   assert_non_null(f);
   cfg_print_text(f, g, "k");
   fclose(f);
-  assert_string_equal(text,
-                      "kernel k: 4 blocks\n"
-                      "  pc    lines     succs                ipdom (reconvergence)\n"
-                      "  B0    -         B1 B2                B3\n"
-                      "  B1    -         B3                  \n"
-                      "  B2    -         B3                  \n"
-                      "  B3    -         exit                \n");
+  assert_string_equal(text, "kernel k: 4 blocks\n"
+                            "  pc    lines     succs                ipdom (reconvergence)\n"
+                            "  B0    -         B1 B2                B3\n"
+                            "  B1    -         B3                  \n"
+                            "  B2    -         B3                  \n"
+                            "  B3    -         exit                \n");
   free(text);
   tb_dispose(&t);
 }

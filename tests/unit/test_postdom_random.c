@@ -34,10 +34,9 @@ typedef uint64_t set; /* bit i: PC i; bit nblocks: the virtual exit */
 /* The graph under test, named in failure messages; WEFT_TEST_SEED=0x... reruns only that one and
  * prints its CFG. */
 static unsigned long long current_seed;
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond))                                                                      \
-      fail_msg("graph 0x%llx: %s:%d: %s", current_seed, __FILE__, __LINE__, #cond);  \
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) fail_msg("graph 0x%llx: %s:%d: %s", current_seed, __FILE__, __LINE__, #cond); \
   } while (0)
 
 static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
@@ -167,11 +166,9 @@ static void check_layout(const tb *t, const model *m, const cfg *g) {
 }
 
 static void check_postdoms(const model *m, const cfg *g) {
-  for (int pc = 0; pc < m->n; pc++)
-    CHECK(g->blocks[pc].ipdom == model_ipdom(m, pc));
+  for (int pc = 0; pc < m->n; pc++) CHECK(g->blocks[pc].ipdom == model_ipdom(m, pc));
   for (int b = 0; b < m->n; b++)
-    for (int a = 0; a <= m->n; a++)
-      CHECK(postdom_dominates(g, a, b) == (int)(m->pdom[b] >> a & 1));
+    for (int a = 0; a <= m->n; a++) CHECK(postdom_dominates(g, a, b) == (int)(m->pdom[b] >> a & 1));
 }
 
 /* Irreducible: some retreating edge (to a PC no larger) whose target does not dominate its

@@ -80,7 +80,10 @@ static inline uint64_t fake_lanes_where(const weft_warp_ctx *c,
 
 /* ---- ifelse(global int *out, int n): A: if (lid even) B: out = 2*gid; else C: out = 3*gid;
  *      D: if (gid < n) out += 1000 ---- */
-typedef struct ifelse_args { int32_t *out; int32_t n; } ifelse_args;
+typedef struct ifelse_args {
+  int32_t *out;
+  int32_t n;
+} ifelse_args;
 static void ifelse_setargs(void *block, int32_t *out, int32_t n) {
   *(ifelse_args *)block = (ifelse_args){out, n};
 }
@@ -116,7 +119,10 @@ static const weft_param ifelse_params[] = {FAKE_PARAM_GLOBAL("out", "int*", 0),
 
 /* ---- loop(global int *out): lane i of its warp iterates i times: acc = 1 + 2 + ... + i.
  *      0: cnt = acc = 0; 1: while (cnt < lane) { 2: cnt++; acc += cnt; } 3: out = acc ---- */
-typedef struct loop_frame { uint32_t cnt[WEFT_MAX_WARP]; int32_t acc[WEFT_MAX_WARP]; } loop_frame;
+typedef struct loop_frame {
+  uint32_t cnt[WEFT_MAX_WARP];
+  int32_t acc[WEFT_MAX_WARP];
+} loop_frame;
 static void loop_setargs(void *block, int32_t *out) { *(int32_t **)block = out; }
 static int loop_more(const weft_warp_ctx *c, uint64_t i) {
   return ((loop_frame *)c->frame)->cnt[i] < i;
@@ -152,7 +158,10 @@ static const weft_param loop_params[] = {FAKE_PARAM_GLOBAL("out", "int*", 0)};
 /* ---- early(global int *out, int mode): 0: if (returns) 1: return; 2: out = gid; [barrier]
  *      mode 0: odd lanes return, no barrier; mode 1: odd lanes return, then a barrier;
  *      mode 2: work-items with local id >= 4 return, then a barrier ---- */
-typedef struct early_args { int32_t *out; int32_t mode; } early_args;
+typedef struct early_args {
+  int32_t *out;
+  int32_t mode;
+} early_args;
 static void early_setargs(void *block, int32_t *out, int32_t mode) {
   *(early_args *)block = (early_args){out, mode};
 }
@@ -189,7 +198,10 @@ static const weft_param early_params[] = {FAKE_PARAM_GLOBAL("out", "int*", 0),
  *      0: tmp[lid] = gid; buf[lid] = 2*gid; barrier;
  *      1: r = (lid + W) % size; out[gid] = tmp[r] + buf[r]; barrier;   2: return ---- */
 #define EXCHANGE_STATIC (4 * RT_MAX_GROUP_ITEMS)
-typedef struct exchange_args { int32_t *out; uint64_t buf; } exchange_args;
+typedef struct exchange_args {
+  int32_t *out;
+  uint64_t buf;
+} exchange_args;
 static void exchange_setargs(void *block, int32_t *out, uint64_t buf) {
   *(exchange_args *)block = (exchange_args){out, buf};
 }
@@ -213,9 +225,7 @@ static uint32_t exchange_run(weft_warp_ctx *c) {
       a->out[fake_gid(c, i)] = tmp[r] + buf[r];
     }
     return fake_barrier(c, 2);
-  default:
-    fake_jump(c, 3);
-    return c->event;
+  default: fake_jump(c, 3); return c->event;
   }
 }
 static const uint32_t exchange_ipdom[] = {1, 2, 3};
@@ -231,8 +241,7 @@ static uint32_t divbar_run(weft_warp_ctx *c) {
     case 0:
       if (!fake_branch(c, 1, ~fake_lanes_where(c, lid_even), 2)) return c->event;
       break;
-    case 1:
-      return fake_barrier(c, 2);
+    case 1: return fake_barrier(c, 2);
     default:
       FOR_LANES(c->mask, i) out[fake_gid(c, i)] = 1;
       if (!fake_jump(c, 3)) return c->event;
@@ -248,17 +257,24 @@ static inline weft_compiled_kernel fake_kernel(const char *name, weft_warp_fn ru
                                                void (*setargs)(void), unsigned nblocks,
                                                const uint32_t *ipdom, unsigned nparams,
                                                const weft_param *params, size_t args_size) {
-  return (weft_compiled_kernel){.name = name, .warp = fake_w, .lanes = fake_g,
-                                .nblocks = nblocks, .ipdom = ipdom, .ninstr = fake_ninstr,
-                                .args_size = args_size, .nparams = nparams, .params = params,
-                                .run = run, .run_unaligned = run, .setargs = setargs};
+  return (weft_compiled_kernel){.name = name,
+                                .warp = fake_w,
+                                .lanes = fake_g,
+                                .nblocks = nblocks,
+                                .ipdom = ipdom,
+                                .ninstr = fake_ninstr,
+                                .args_size = args_size,
+                                .nparams = nparams,
+                                .params = params,
+                                .run = run,
+                                .run_unaligned = run,
+                                .setargs = setargs};
 }
 #define FAKE_SETARGS(f) ((void (*)(void))(f))
 
 static inline void fake_config(unsigned w, unsigned g, const uint32_t *ninstr) {
   fake_w = w, fake_g = g, fake_ninstr = ninstr;
 }
-
 
 /* ---- launching the fakes: arguments, the error text, checking it ---- */
 
@@ -267,7 +283,9 @@ static char err[RT_ERR_LEN] __attribute__((unused)); /* the last launch's messag
 static inline weft_arg buf_arg(void *p, size_t bytes) {
   return (weft_arg){WEFT_ARG_GLOBAL, WEFT_I32, bytes, p};
 }
-static inline weft_arg i32_arg(const int32_t *v) { return (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, v}; }
+static inline weft_arg i32_arg(const int32_t *v) {
+  return (weft_arg){WEFT_ARG_VALUE, WEFT_I32, 4, v};
+}
 static inline weft_arg local_arg(size_t bytes) {
   return (weft_arg){WEFT_ARG_LOCAL, WEFT_I32, bytes, NULL};
 }

@@ -14,7 +14,6 @@
 
 #include "test_runtime_fakes.h"
 
-
 static weft_runtime *make_rt(unsigned threads) {
   weft_options o = {.threads = threads, .policy = "stack", .warp = fake_w, .lanes = fake_g};
   weft_runtime *rt = NULL;
@@ -22,12 +21,10 @@ static weft_runtime *make_rt(unsigned threads) {
   return rt;
 }
 
-
 static weft_status launch(weft_runtime *rt, const weft_compiled_kernel *k, const weft_ndrange *r,
                           unsigned nargs, const weft_arg *args, weft_stats *stats) {
   return runtime_launch(rt, k, NULL, r, nargs, args, stats, err, sizeof err);
 }
-
 
 static weft_compiled_kernel ifelse_kernel(void) {
   weft_compiled_kernel k = fake_kernel("ifelse", ifelse_run, FAKE_SETARGS(ifelse_setargs), 4,
@@ -129,8 +126,8 @@ static void loop_per_lane_trip_count(void **state) {
   (void)state;
   fake_config(8, 4, loop_ninstr);
   weft_runtime *rt = make_rt(1);
-  weft_compiled_kernel k = fake_kernel("loop", loop_run, FAKE_SETARGS(loop_setargs), 4,
-                                       loop_ipdom, 1, loop_params, 8);
+  weft_compiled_kernel k = fake_kernel("loop", loop_run, FAKE_SETARGS(loop_setargs), 4, loop_ipdom,
+                                       1, loop_params, 8);
   k.frame_size = sizeof(loop_frame);
   int32_t out[16];
   weft_arg args[] = {buf_arg(out, sizeof out)};
@@ -244,9 +241,8 @@ static void barrier_local_exchange(void **state) {
   (void)state;
   fake_config(4, 4, NULL);
   weft_runtime *rt = make_rt(1);
-  weft_compiled_kernel k = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs),
-                                       3, exchange_ipdom, 2, exchange_params,
-                                       sizeof(exchange_args));
+  weft_compiled_kernel k = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs), 3,
+                                       exchange_ipdom, 2, exchange_params, sizeof(exchange_args));
   k.static_local_size = EXCHANGE_STATIC;
   for (size_t local = 8; local >= 6; local -= 2) { /* 6: the second warp has lanes 0011 */
     int32_t out[24];
@@ -289,8 +285,8 @@ static void ndrange_shapes(void **state) {
   };
   fake_config(4, 4, NULL);
   weft_runtime *rt = make_rt(2);
-  weft_compiled_kernel k =
-      fake_kernel("ids", ids_run, FAKE_SETARGS(loop_setargs), 1, ids_ipdom, 1, loop_params, 8);
+  weft_compiled_kernel k = fake_kernel("ids", ids_run, FAKE_SETARGS(loop_setargs), 1, ids_ipdom, 1,
+                                       loop_params, 8);
   for (size_t t = 0; t < sizeof ranges / sizeof *ranges; t++) {
     const weft_ndrange *r = &ranges[t];
     size_t n = r->global[0] * r->global[1] * r->global[2];
@@ -362,9 +358,15 @@ static uint32_t all_run(weft_warp_ctx *c) {
 
 #define P(nm, t, sz, off) {nm, #t, WEFT_ARG_VALUE, t, 1, sz, offsetof(all_args, off)}
 static const weft_param all_params[] = {
-    P("a", WEFT_I8, 1, a),  P("b", WEFT_U8, 1, b),  P("c", WEFT_I16, 2, c),
-    P("d", WEFT_U16, 2, d), P("e", WEFT_I32, 4, e), P("f", WEFT_U32, 4, f),
-    P("g", WEFT_I64, 8, g), P("h", WEFT_U64, 8, h), P("i", WEFT_F32, 4, i),
+    P("a", WEFT_I8, 1, a),
+    P("b", WEFT_U8, 1, b),
+    P("c", WEFT_I16, 2, c),
+    P("d", WEFT_U16, 2, d),
+    P("e", WEFT_I32, 4, e),
+    P("f", WEFT_U32, 4, f),
+    P("g", WEFT_I64, 8, g),
+    P("h", WEFT_U64, 8, h),
+    P("i", WEFT_F32, 4, i),
     P("j", WEFT_F64, 8, j),
     {"v", "float4", WEFT_ARG_VALUE, WEFT_F32, 4, 16, offsetof(all_args, v)},
     {"out", "void*", WEFT_ARG_GLOBAL, WEFT_U8, 1, 1, offsetof(all_args, out)},
@@ -376,8 +378,8 @@ static void arguments_through_ffi(void **state) {
   (void)state;
   fake_config(8, 8, NULL);
   weft_runtime *rt = make_rt(1);
-  weft_compiled_kernel k = fake_kernel("all", all_run, FAKE_SETARGS(all_setargs), 1, ids_ipdom,
-                                       13, all_params, sizeof(all_args));
+  weft_compiled_kernel k = fake_kernel("all", all_run, FAKE_SETARGS(all_setargs), 1, ids_ipdom, 13,
+                                       all_params, sizeof(all_args));
   k.static_local_size = 100; /* the LOCAL argument goes at 128 */
   k.frame_size = 8;
   int8_t a = -5;
@@ -393,12 +395,12 @@ static void arguments_through_ffi(void **state) {
   all_seen seen;
   memset(&seen, 0, sizeof seen);
   weft_arg args[] = {
-      {WEFT_ARG_VALUE, WEFT_I8, 1, &a},   {WEFT_ARG_VALUE, WEFT_U8, 1, &b},
-      {WEFT_ARG_VALUE, WEFT_I16, 2, &c},  {WEFT_ARG_VALUE, WEFT_U16, 2, &d},
-      {WEFT_ARG_VALUE, WEFT_I32, 4, &e},  {WEFT_ARG_VALUE, WEFT_U32, 4, &f},
-      {WEFT_ARG_VALUE, WEFT_I64, 8, &g},  {WEFT_ARG_VALUE, WEFT_U64, 8, &h},
-      {WEFT_ARG_VALUE, WEFT_F32, 4, &i},  {WEFT_ARG_VALUE, WEFT_F64, 8, &j},
-      {WEFT_ARG_VALUE, WEFT_F32, 16, v},  {WEFT_ARG_CONSTANT, WEFT_U8, sizeof seen, &seen},
+      {WEFT_ARG_VALUE, WEFT_I8, 1, &a},     {WEFT_ARG_VALUE, WEFT_U8, 1, &b},
+      {WEFT_ARG_VALUE, WEFT_I16, 2, &c},    {WEFT_ARG_VALUE, WEFT_U16, 2, &d},
+      {WEFT_ARG_VALUE, WEFT_I32, 4, &e},    {WEFT_ARG_VALUE, WEFT_U32, 4, &f},
+      {WEFT_ARG_VALUE, WEFT_I64, 8, &g},    {WEFT_ARG_VALUE, WEFT_U64, 8, &h},
+      {WEFT_ARG_VALUE, WEFT_F32, 4, &i},    {WEFT_ARG_VALUE, WEFT_F64, 8, &j},
+      {WEFT_ARG_VALUE, WEFT_F32, 16, v},    {WEFT_ARG_CONSTANT, WEFT_U8, sizeof seen, &seen},
       {WEFT_ARG_LOCAL, WEFT_I32, 40, NULL},
   };
   weft_ndrange r = range1(16, 8);
@@ -460,9 +462,8 @@ static void argument_errors(void **state) {
   args[0] = (weft_arg){WEFT_ARG_CONSTANT, WEFT_I32, sizeof out, out}; /* a buffer is a buffer */
   assert_int_equal(launch(rt, &k, &r, 2, args, NULL), WEFT_SUCCESS);
 
-  weft_compiled_kernel x = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs),
-                                       3, exchange_ipdom, 2, exchange_params,
-                                       sizeof(exchange_args));
+  weft_compiled_kernel x = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs), 3,
+                                       exchange_ipdom, 2, exchange_params, sizeof(exchange_args));
   weft_arg xargs[] = {buf_arg(out, sizeof out), local_arg(0)};
   expect_error(launch(rt, &x, &r, 2, xargs, NULL), WEFT_ERROR_ARGUMENT,
                "argument 1 'buf': __local size is 0");
@@ -496,8 +497,7 @@ static void ndrange_errors(void **state) {
   int32_t out[8], n = 8;
   weft_arg args[] = {buf_arg(out, sizeof out), i32_arg(&n)};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    expect_error(launch(rt, &k, &cases[i].r, 2, args, NULL), WEFT_ERROR_NDRANGE,
-                 cases[i].message);
+    expect_error(launch(rt, &k, &cases[i].r, 2, args, NULL), WEFT_ERROR_NDRANGE, cases[i].message);
   expect_error(launch(rt, &k, NULL, 2, args, NULL), WEFT_ERROR_NDRANGE, "no NDRange");
   runtime_release(rt);
 }
@@ -565,12 +565,11 @@ static void run_three(unsigned threads, run_result *res) {
   fake_config(8, 4, NULL);
   weft_runtime *rt = make_rt(threads);
   weft_compiled_kernel k1 = ifelse_kernel();
-  weft_compiled_kernel k2 = fake_kernel("loop", loop_run, FAKE_SETARGS(loop_setargs), 4,
-                                        loop_ipdom, 1, loop_params, 8);
+  weft_compiled_kernel k2 = fake_kernel("loop", loop_run, FAKE_SETARGS(loop_setargs), 4, loop_ipdom,
+                                        1, loop_params, 8);
   k2.frame_size = sizeof(loop_frame);
-  weft_compiled_kernel k3 = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs),
-                                        3, exchange_ipdom, 2, exchange_params,
-                                        sizeof(exchange_args));
+  weft_compiled_kernel k3 = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs), 3,
+                                        exchange_ipdom, 2, exchange_params, sizeof(exchange_args));
   k3.static_local_size = EXCHANGE_STATIC;
   int32_t n = 3000;
   weft_arg a1[] = {buf_arg(res->ifelse, sizeof res->ifelse), i32_arg(&n)};

@@ -18,11 +18,6 @@
 #include "test_runtime_fakes.h"
 #include "policy_replay.h"
 
-
-
-
-
-
 /* The split (pc, mask) runs next: round robin offers it within W calls of next(). */
 static void run(replay *r, uint32_t pc, uint64_t mask, uint32_t guard) {
   for (unsigned n = 0; n < r->k.warp; n++) {
@@ -35,8 +30,6 @@ static void run(replay *r, uint32_t pc, uint64_t mask, uint32_t guard) {
   fail_msg("next() never offered the split at PC %u with mask 0x%llx", pc,
            (unsigned long long)mask);
 }
-
-
 
 /* Figure 5 (the CFG of Figure 2): A: if (id % 2 == 0) B else C; D. A=0 B=1 C=2 D=3, end 4. */
 static void figure5_if_else(void **state) {
@@ -391,7 +384,7 @@ static void deep_chains_grow(void **state) {
     uint32_t b = 2 * i, rpc = ipdom[b];
     split2(&r, b, b + 2, 0x3, b + 3, 0xc);
     run(&r, b + 3, 0xc, b + 2 < rpc ? b + 2 : rpc); /* guard: where its sibling waits */
-    jump(&r, b + 3, b + 2);     /* merges with the split at b + 2 */
+    jump(&r, b + 3, b + 2); /* merges with the split at b + 2 */
     expect_next(&r, b + 2, 0xf, rpc);
   }
   assert_int_equal(r.c.max_rt_entries, 16); /* 2W = 8 in the state */
@@ -599,9 +592,8 @@ static void same_results_as_stack(void **state) {
                                           loop_ipdom, 1, loop_params, 8);
   loop.frame_size = sizeof(loop_frame);
   fake_config(8, 4, ifelse_ninstr);
-  weft_compiled_kernel ifelse = fake_kernel("ifelse", ifelse_run, FAKE_SETARGS(ifelse_setargs),
-                                            4, ifelse_ipdom, 2, ifelse_params,
-                                            sizeof(ifelse_args));
+  weft_compiled_kernel ifelse = fake_kernel("ifelse", ifelse_run, FAKE_SETARGS(ifelse_setargs), 4,
+                                            ifelse_ipdom, 2, ifelse_params, sizeof(ifelse_args));
   weft_stats want[2];
   for (int p = 0; p < 3; p++) {
     int32_t out[64], n = 40;
@@ -614,8 +606,7 @@ static void same_results_as_stack(void **state) {
     weft_arg ia[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out},
                      {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
     assert_int_equal(launch_with(policies[p], &ifelse, 64, 16, 2, ia, &s[1], why), 0);
-    for (int i = 0; i < 64; i++)
-      assert_int_equal(out[i], (i % 2 ? 3 * i : 2 * i) + (i < n) * 1000);
+    for (int i = 0; i < 64; i++) assert_int_equal(out[i], (i % 2 ? 3 * i : 2 * i) + (i < n) * 1000);
     for (int j = 0; j < 2; j++) {
       if (p == 0) want[j] = s[j];
       assert_int_equal(s[j].lane_instrs, want[j].lane_instrs);
@@ -632,9 +623,8 @@ static void exchange_and_early_return(void **state) {
   (void)state;
   char why[RT_ERR_LEN];
   fake_config(4, 4, NULL);
-  weft_compiled_kernel ex = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs),
-                                        3, exchange_ipdom, 2, exchange_params,
-                                        sizeof(exchange_args));
+  weft_compiled_kernel ex = fake_kernel("exchange", exchange_run, FAKE_SETARGS(exchange_setargs), 3,
+                                        exchange_ipdom, 2, exchange_params, sizeof(exchange_args));
   ex.static_local_size = EXCHANGE_STATIC;
   weft_compiled_kernel early = fake_kernel("early", early_run, FAKE_SETARGS(early_setargs), 3,
                                            early_ipdom, 2, early_params, sizeof(early_args));

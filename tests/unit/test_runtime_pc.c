@@ -22,10 +22,6 @@
 
 /* ---- replays ---- */
 
-
-
-
-
 /* The common case: no barrier; `pcs` the PC row, `next` what follows "next  ". */
 static void expect_lanes(replay *r, const char *pcs, const char *next) {
   char want[256];
@@ -33,9 +29,6 @@ static void expect_lanes(replay *r, const char *pcs, const char *next) {
            next);
   expect_state(r, want);
 }
-
-
-
 
 /* Collange's Table 2: the if-then-else of her Figure 1, one instruction per block so that the
  * PCs are the paper's: 1 A, 2 `if(!c) br 5`, 3 B, 4 `br 6`, 5 C, 6 D; 7 is the end, and block 0
@@ -203,7 +196,6 @@ static void two_barriers_in_one_warp(void **state) {
 
 /* ---- launches with fake kernels ---- */
 
-
 static weft_runtime *make_rt(const char *policy) {
   weft_options o = {.threads = 1, .policy = policy, .warp = fake_w, .lanes = fake_g};
   weft_runtime *rt = NULL;
@@ -211,17 +203,14 @@ static weft_runtime *make_rt(const char *policy) {
   return rt;
 }
 
-
-static weft_status launch(const char *policy, const weft_compiled_kernel *k,
-                          const weft_ndrange *r, unsigned nargs, const weft_arg *args,
-                          weft_stats *stats) {
+static weft_status launch(const char *policy, const weft_compiled_kernel *k, const weft_ndrange *r,
+                          unsigned nargs, const weft_arg *args, weft_stats *stats) {
   weft_runtime *rt = make_rt(policy);
   err[0] = 0;
   weft_status s = runtime_launch(rt, k, NULL, r, nargs, args, stats, err, sizeof err);
   runtime_release(rt);
   return s;
 }
-
 
 /* if/else and a per-lane loop: the same results and counts under both policies (structured
  * code: min-PC order is the IPDOM order). */
@@ -272,7 +261,10 @@ static void same_as_stack(void **state) {
  * Block 3's (never taken) return makes the kernel's end the IPDOM of 1, so under `stack` the
  * first lane to leave reaches the barrier alone: a divergent barrier. Under `pc` it waits there
  * while the others go round the loop, and the warp goes on together after the barrier. ---- */
-typedef struct exitbar_args { int32_t *out; uint64_t tmp; } exitbar_args;
+typedef struct exitbar_args {
+  int32_t *out;
+  uint64_t tmp;
+} exitbar_args;
 static void exitbar_setargs(void *block, int32_t *out, uint64_t tmp) {
   *(exitbar_args *)block = (exitbar_args){out, tmp};
 }
@@ -294,9 +286,7 @@ static uint32_t exitbar_run(weft_warp_ctx *c) {
     case 1:
       if (!fake_branch(c, 2, fake_lanes_where(c, exitbar_leaves), 3)) return c->event;
       break;
-    case 2:
-      FOR_LANES(c->mask, i) tmp[fake_lid(c, i)] = f->acc[i];
-      return fake_barrier(c, 4);
+    case 2: FOR_LANES(c->mask, i) tmp[fake_lid(c, i)] = f->acc[i]; return fake_barrier(c, 4);
     case 3: {
       uint64_t ret = 0;
       FOR_LANES(c->mask, i) {

@@ -15,13 +15,6 @@
 #include "runtime.h"
 #include "policy_replay.h"
 
-
-
-
-
-
-
-
 /* Figures 2 and 3: A: if (id % 2 == 0) B else C; D. A=0 B=1 C=2 D=3, the end is 4. */
 static void figure3_if_else(void **state) {
   (void)state;

@@ -402,8 +402,8 @@ int main(int argc, char **argv) {
   }
   weft = argv[1], teaching_dir = argv[2], cfg_dir = argv[3];
   const struct CMUnitTest ipdom[] = {
-      cmocka_unit_test(mp_fig2),         cmocka_unit_test(mp_fig6),
-      cmocka_unit_test(mp_fig10),        cmocka_unit_test(collange_table2),
+      cmocka_unit_test(mp_fig2),           cmocka_unit_test(mp_fig6),
+      cmocka_unit_test(mp_fig10),          cmocka_unit_test(collange_table2),
       cmocka_unit_test(collange_listing1),
   };
   const struct CMUnitTest order[] = {
@@ -412,7 +412,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(order_collange_listing1), cmocka_unit_test(order_inverted_conditions),
   };
   const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine),
-                                           cmocka_unit_test(grid_stride_index_is_affine)};
+                                          cmocka_unit_test(grid_stride_index_is_affine)};
   const struct CMUnitTest parts[] = {
       cmocka_unit_test(long_kernel_is_cut_between_loops),
       cmocka_unit_test(static_locals_and_chains_cross_a_cut),

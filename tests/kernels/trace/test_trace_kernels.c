@@ -64,7 +64,7 @@ static char letter(const trace *t, const char *obj, const char *key) {
 }
 
 /* obj: each flat object of the JSON array after `key` in s. */
-#define FOR_OBJECTS(s, key, obj)                                                             \
+#define FOR_OBJECTS(s, key, obj)                                                                 \
   for (const char *obj = strchr(after_key(s, key), '{'), *end_ = strchr(after_key(s, key), ']'); \
        obj && obj < end_; obj = strchr(obj + 1, '{'))
 
@@ -95,8 +95,7 @@ static void mp_state(const trace *t, const char *st, char *out, size_t n) {
   FOR_OBJECTS(st, "reconvergence_table", e) {
     str_at(e, "reconv", m, sizeof m);
     str_at(e, "pending", p, sizeof p);
-    put(out, n, " %u:%c%s/%s>%c", int_at(e, "slot"), letter(t, e, "pc"), m, p,
-        letter(t, e, "rpc"));
+    put(out, n, " %u:%c%s/%s>%c", int_at(e, "slot"), letter(t, e, "pc"), m, p, letter(t, e, "rpc"));
   }
 }
 
@@ -326,16 +325,15 @@ static void vaidya_table2_levels(void **state) {
   for (int level = 1; level <= 4; level++) {
     trace t = {.letters = "SabcdefghijklmnopJ"}; /* S: the switch, a-p: paths, J: after it */
     char args[256];
-    snprintf(args, sizeof args, "-k vaidya_levels --arg 'i32[16]=zero' --arg i32:%d " W16,
-             level);
+    snprintf(args, sizeof args, "-k vaidya_levels --arg 'i32[16]=zero' --arg i32:%d " W16, level);
     run_trace(&t, "vaidya_fig4.cl", args);
     int paths = 0;
     for (int i = 0; i < t.n; i++) paths += t.s[i].pc >= 1 && t.s[i].pc <= 16;
     assert_int_equal(paths, 1 << level);
     double got = bcc_savings(&t, 1, 16);
     if (got != savings[level - 1])
-      fail_msg("level %d: BCC saves %.1f%% of the paths' lane groups, the paper %.0f%%", level,
-               got, savings[level - 1]);
+      fail_msg("level %d: BCC saves %.1f%% of the paths' lane groups, the paper %.0f%%", level, got,
+               savings[level - 1]);
   }
 }
 
