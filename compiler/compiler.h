@@ -68,16 +68,20 @@ typedef struct frontend_result {
   LLVMModuleRef module; /* NULL on failure */
   char *log;            /* clang's diagnostics or weft's message; malloc'd, may be NULL */
 } frontend_result;
-/* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 and
- * canonicalizes it: helpers inlined into kernels, values promoted to SSA, CFG simplified without
- * if-conversion, clang's baseline target attributes removed. idle, when not NULL, runs on this
- * thread while clang works. */
+/* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 into
+ * a module. idle, when not NULL, runs on this thread while clang works. */
 typedef struct frontend_idle {
   void (*fn)(void *arg);
   void *arg;
 } frontend_idle;
-weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *options, const frontend_idle *idle, frontend_result *out);
+weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *source,
+                           const char *options, const frontend_idle *idle, frontend_result *out);
+/* Builtin expansion: struct parameters private, printf's vector conversions, builtins' vectors
+ * in their own types, and the builtins that are plain IR expanded (expand_*.c). */
+void frontend_expand(LLVMModuleRef m);
+/* Canonicalisation: helpers inlined into kernels, values promoted to SSA, CFG simplified without
+ * if-conversion, clang's baseline target attributes removed. On failure *log says why. */
+weft_status frontend_canonicalize(LLVMModuleRef m, char **log);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 
@@ -359,6 +363,10 @@ void jit_thread_stop(jit_thread *t); /* after its job; then it may start again *
 /* A kernel's analysis, as the lowering and `weft cfg` need it: barrier split, CFG,
  * post-dominators, divergence (into *dv) and parts, in a's memory. */
 cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv);
+/* The front end: OpenCL C to the canonical module (frontend.c's three steps, in order). */
+weft_status pipeline_front_end(LLVMContextRef ctx, const char *path, const char *source,
+                               const char *options, const frontend_idle *idle,
+                               frontend_result *out);
 /* A program's compiled form. */
 typedef struct program_code {
   char *log; /* the front end's diagnostics */

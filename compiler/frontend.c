@@ -194,17 +194,21 @@ static void private_struct_params(LLVMModuleRef m) {
   LLVMDisposeBuilder(b);
 }
 
-static weft_status canonicalize(LLVMModuleRef m, char **log) {
+void frontend_expand(LLVMModuleRef m) {
   private_struct_params(m);
   expand_printf(m);
   builtin_types_restore(m);
   expand_builtins(m);
+}
+
+weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
   prepare_functions(m, 1);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);
   LLVMDisposePassBuilderOptions(opts);
   if (err) {
     char *msg = LLVMGetErrorMessage(err);
+    free(*log);
     if (asprintf(log, "weft: internal pass pipeline failed: %s", msg) < 0) *log = NULL;
     LLVMDisposeErrorMessage(msg);
     return WEFT_ERROR_BUILD;
@@ -213,8 +217,8 @@ static weft_status canonicalize(LLVMModuleRef m, char **log) {
   return WEFT_SUCCESS;
 }
 
-weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *source,
-                             const char *options, const frontend_idle *idle, frontend_result *out) {
+weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *source,
+                           const char *options, const frontend_idle *idle, frontend_result *out) {
   memset(out, 0, sizeof *out);
   if (!source && access(path, R_OK) != 0) {
     if (asprintf(&out->log, "weft: cannot read '%s': %s", path, strerror(errno)) < 0)
@@ -230,14 +234,10 @@ weft_status frontend_compile(LLVMContextRef ctx, const char *path, const char *s
   int bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module);
   LLVMDisposeMemoryBuffer(buf);
   if (bad) {
+    out->module = NULL;
     free(out->log);
     out->log = strdup("weft: clang-19 produced unreadable bitcode");
     return WEFT_ERROR_TOOLCHAIN;
   }
-  st = canonicalize(out->module, &out->log);
-  if (st) {
-    LLVMDisposeModule(out->module);
-    out->module = NULL;
-  }
-  return st;
+  return WEFT_SUCCESS;
 }

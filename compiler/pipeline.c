@@ -29,6 +29,20 @@ cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv) {
 
 /* ---- building a program ---- */
 
+weft_status pipeline_front_end(LLVMContextRef ctx, const char *path, const char *source,
+                               const char *options, const frontend_idle *idle,
+                               frontend_result *out) {
+  weft_status st = frontend_parse(ctx, path, source, options, idle, out); /* clang-19 */
+  if (st) return st;
+  frontend_expand(out->module);                       /* builtins that are plain IR */
+  st = frontend_canonicalize(out->module, &out->log); /* inlined, SSA, branches kept */
+  if (st) {
+    LLVMDisposeModule(out->module);
+    out->module = NULL;
+  }
+  return st;
+}
+
 /* What each compile unit of a build lowers (jit_compile). */
 typedef struct build {
   const pipeline_target *t;
@@ -143,8 +157,7 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   frontend_result fr;
   frontend_idle idle = {warm_up, (void *)t};
   double since = debug_time(NULL, 0);
-  /* the front end: clang-19, builtin expansion, canonicalisation */
-  weft_status st = frontend_compile(llvm, path, source, options, &idle, &fr);
+  weft_status st = pipeline_front_end(llvm, path, source, options, &idle, &fr);
   if (st) {
     *err = fr.log ? fr.log : strdup("weft: the front end failed");
     LLVMContextDispose(llvm);

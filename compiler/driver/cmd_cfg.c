@@ -83,7 +83,7 @@ int cmd_cfg(int argc, char **argv) {
   if (rc >= 0) return rc;
   LLVMContextRef ctx = LLVMContextCreate();
   frontend_result fr;
-  weft_status st = frontend_compile(ctx, o.file, NULL, o.build_options, NULL, &fr);
+  weft_status st = pipeline_front_end(ctx, o.file, NULL, o.build_options, NULL, &fr);
   if (fr.log && *fr.log) fputs(fr.log, stderr);
   if (fr.log && *fr.log && fr.log[strlen(fr.log) - 1] != '\n') fputc('\n', stderr);
   rc = st ? 1 : print_kernels(fr.module, &o);

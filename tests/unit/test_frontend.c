@@ -31,7 +31,7 @@ static char *module_text(int process, const char *path, const char *source, cons
   if (process) setenv("WEFT_CLANG", WEFT_CLANG_PATH, 1);
   LLVMContextRef c = LLVMContextCreate();
   frontend_result fr;
-  weft_status st = frontend_compile(c, path, source, opts, NULL, &fr);
+  weft_status st = pipeline_front_end(c, path, source, opts, NULL, &fr);
   unsetenv("WEFT_CLANG");
   if (st) fprintf(stderr, "%s\n", fr.log ? fr.log : "(no log)");
   assert_int_equal(st, WEFT_SUCCESS);
@@ -90,7 +90,7 @@ static void too_many_options_are_refused(void **state) {
     snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "-DX%d ", i);
   LLVMContextRef c = LLVMContextCreate();
   frontend_result fr;
-  assert_int_equal(frontend_compile(c, "scaled.cl", scaled, opts, NULL, &fr), WEFT_ERROR_BUILD);
+  assert_int_equal(pipeline_front_end(c, "scaled.cl", scaled, opts, NULL, &fr), WEFT_ERROR_BUILD);
   assert_non_null(strstr(fr.log, "too many build options"));
   free(fr.log);
   LLVMContextDispose(c);
@@ -131,7 +131,7 @@ static void *compile_scaled(void *arg) {
   snprintf(opts, sizeof opts, "-DSCALE=%d -DOFFSET=%d", c->n, c->n);
   LLVMContextRef ctx = LLVMContextCreate();
   frontend_result fr;
-  if (frontend_compile(ctx, "scaled.cl", scaled, opts, NULL, &fr) == WEFT_SUCCESS) {
+  if (pipeline_front_end(ctx, "scaled.cl", scaled, opts, NULL, &fr) == WEFT_SUCCESS) {
     char *ir = LLVMPrintModuleToString(fr.module);
     c->ir = strdup(ir);
     LLVMDisposeMessage(ir);
