@@ -24,7 +24,7 @@ typedef struct bench_opts {
   unsigned settle; /* FIRST_CHILD: ms between weft_context_create and the build */
   int policies;    /* every policy instead of `policy` */
   int quick;       /* small sizes */
-  int reference_path; /* weft_options.reference_path */
+  int policy_in_code; /* weft_options.policy_in_code */
   const char *json;
 } bench_opts;
 
@@ -262,9 +262,9 @@ static void write_json(const char *path, const weft_options *wo, const bench_opt
   fprintf(
       f,
       "{\"threads\": %u, \"warp\": %u, \"lanes\": %u, \"runs\": %u, \"quick\": %s,\n"
-      " \"split_order\": \"%s\", \"max_splits\": %u, \"reference_path\": %s,\n \"workloads\": [",
+      " \"split_order\": \"%s\", \"max_splits\": %u, \"policy_in_code\": %s,\n \"workloads\": [",
       wo->threads, wo->warp, wo->lanes, o->runs, o->quick ? "true" : "false", wo->split_order,
-      wo->max_splits, wo->reference_path ? "true" : "false");
+      wo->max_splits, wo->policy_in_code ? "true" : "false");
   for (unsigned i = 0; i < n; i++)
     fprintf(f,
             "%s\n  {\"name\": \"%s\", \"workload\": \"%s\", \"policy\": \"%s\", \"c_ms\": %.4f, "
@@ -304,7 +304,7 @@ static void usage(FILE *f) {
           "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
           "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
           "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
-          "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--reference-path]\n"
+          "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--policy-in-code]\n"
           "                  [--help]\n"
           "\n"
           "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
@@ -337,15 +337,15 @@ static void usage(FILE *f) {
           "  --json PATH     also writes the rows to PATH as JSON: the options, and per workload\n"
           "                  and policy the times, speedup, SIMD efficiency, policy calls,\n"
           "                  launches, warps and mismatches\n"
-          "  --reference-path  every policy decision returns to the runtime (as weft run\n"
-          "                  --reference-path): the round trips the generated code saves\n");
+          "  --policy-in-code  the generated code hands policy events to the policy (as weft\n"
+          "                  run --policy-in-code)\n");
 }
 
 /* Options that take no value; returns 1 if argv[i] was one. */
 static int parse_flag(const char *arg, bench_opts *o) {
   if (!strcmp(arg, "--policies")) o->policies = 1;
   else if (!strcmp(arg, "--quick")) o->quick = 1;
-  else if (!strcmp(arg, "--reference-path")) o->reference_path = 1;
+  else if (!strcmp(arg, "--policy-in-code")) o->policy_in_code = 1;
   else return 0;
   return 1;
 }
@@ -387,14 +387,14 @@ int main(int argc, char **argv) {
                      .lanes = o.lanes,
                      .split_order = o.split_order,
                      .max_splits = o.max_splits,
-                     .reference_path = o.reference_path};
+                     .policy_in_code = o.policy_in_code};
   if (weft_options_check(&wo, why, sizeof why) || weft_context_create(&wo, &ctx))
     return fprintf(stderr, "weft_bench: %s\n", why), 2;
   weft_options r = weft_context_options(ctx);
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s (split order %s, max splits %u), "
          "median of %u runs%s%s\n\n",
          r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy, r.split_order, r.max_splits,
-         o.runs, o.quick ? ", quick sizes" : "", o.reference_path ? ", reference path" : "");
+         o.runs, o.quick ? ", quick sizes" : "", o.policy_in_code ? ", policy in code" : "");
   size_t bad = bench_suite(ctx, &o);
   if (chosen(o.only, "launch")) {
     printf("\n");

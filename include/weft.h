@@ -52,10 +52,13 @@ typedef struct weft_options {
   const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
   unsigned max_splits; /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
                               split that finds them all taken waits for one to end; 0: W */
-  /* 1: every policy decision returns to the runtime, which takes it (the reference path that
-   * traces take too); 0: the generated code hands each decision to the policy and goes on.
-   * Results and stats are the same either way, but for round_trips. */
-  int reference_path;
+  /* 0: every policy event (a divergent branch, a reconvergence, a barrier) returns from the
+   * generated code to the runtime, which hands it to the policy and calls the code again.
+   * 1: the generated code hands it to the policy itself and goes on with the split the policy
+   * picks, returning only when nothing of the warp can run (a barrier, its end): the first step
+   * towards policy decisions inlined in the generated code, 0-10% slower than 0 today (see
+   * bench/README.md). Results and stats are the same either way, but for round_trips. */
+  int policy_in_code;
 } weft_options;
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);
@@ -68,8 +71,9 @@ WEFT_API weft_status weft_context_set_policy(weft_context *ctx, const char *poli
 /* The split order and max splits of the following launches, as in weft_options. */
 WEFT_API weft_status weft_context_set_splits(weft_context *ctx, const char *split_order,
                                              unsigned max_splits);
-/* Whether the following launches take the reference path (weft_options.reference_path). */
-WEFT_API weft_status weft_context_set_reference_path(weft_context *ctx, int on);
+/* Whether the following launches step the policy from the generated code
+ * (weft_options.policy_in_code). */
+WEFT_API weft_status weft_context_set_policy_in_code(weft_context *ctx, int on);
 /* The options in force, with every 0 and NULL replaced by its value. */
 WEFT_API weft_options weft_context_options(const weft_context *ctx);
 /* Why the last call on this context failed: a message naming the argument, kernel and source
@@ -167,8 +171,8 @@ typedef struct weft_stats {
   uint64_t policy_calls; /* calls from generated code into the policy */
   uint64_t barriers; /* barrier completions, per work-group */
   /* Returns to the scheduler that it resumed: calls of the warp function after a warp's first
-   * one. The policy decides inside the generated code, so only a warp that cannot go on (it
-   * waits at a barrier) returns; with weft_options.reference_path every decision does. */
+   * one. One per policy event, or with weft_options.policy_in_code only where a warp cannot go
+   * on (it waits at a barrier). */
   uint64_t round_trips;
   uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting split at the same
                                     PC and reconvergence point, before that point */

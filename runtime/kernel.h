@@ -62,7 +62,7 @@ typedef struct weft_warp_ctx {
    * the same work-group, its pc, mask, guard and chain set likewise) and stores no event for
    * the warp that ended. A warp function may also return as usual; the scheduler takes both. */
   struct weft_warp_ctx *chain;
-  /* NULL: return at every event (a warp's first call, traced steps, the reference path). */
+  /* NULL: return at every event (a warp's first call, traced steps, the default path). */
   uint32_t (*step)(struct weft_warp_ctx *ctx);
   void *step_arg; /* the scheduler's, for step */
   /* Set by generated code before it returns. */
@@ -77,7 +77,9 @@ typedef struct weft_warp_ctx {
   /* Fixed for the warp. */
   const weft_group *group;
   char *frame;                     /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */
-  uint32_t lid[3][WEFT_MAX_WARP];  /* each lane's local id per dimension */
+  /* each lane's local id per dimension, cache-line aligned: a lane group's ids are a vector
+   * load that does not straddle two lines */
+  _Alignas(64) uint32_t lid[3][WEFT_MAX_WARP];
 } weft_warp_ctx;
 
 typedef uint32_t (*weft_warp_fn)(weft_warp_ctx *ctx);

@@ -69,8 +69,8 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
       else o->outs[o->nouts++] = val;
     } else if (!strcmp(w, "--stats")) {
       o->stats = true;
-    } else if (!strcmp(w, "--reference-path")) {
-      o->reference_path = true;
+    } else if (!strcmp(w, "--policy-in-code")) {
+      o->policy_in_code = true;
     } else if (!origin && !strcmp(w, "--no-defaults")) {
       o->no_defaults = true;
     } else if (w[0] == '-' && w[1]) {
@@ -100,7 +100,7 @@ static void merge(run_opts *o, const run_opts *f) {
     o->nouts = f->nouts;
   }
   o->stats |= f->stats;
-  o->reference_path |= f->reference_path;
+  o->policy_in_code |= f->policy_in_code;
 }
 
 static char *read_text(const char *path) {
@@ -168,7 +168,7 @@ static int parse_options(launch *l) {
       launch_parse_unsigned(l, O_MAX_SPLITS, &w->max_splits))
     return 2;
   w->policy = o->value[O_POLICY];
-  w->reference_path = o->reference_path;
+  w->policy_in_code = o->policy_in_code;
   w->split_order = o->value[O_SPLIT_ORDER];
   char why[256];
   if (weft_options_check(w, why, sizeof why)) return fail(2, "%s: %s", cmd->name, why);

@@ -120,7 +120,7 @@ static int on_step(void *user, const weft_trace_step *s) {
 }
 
 /* The stats without the time, which differs from launch to launch, and the round trips: a
- * traced warp returns to the runtime at every step. */
+ * traced warp returns to the runtime at every step, even with the policy in code. */
 static void untimed(weft_stats *s) { s->time_ms = 0, s->round_trips = 0; }
 
 static void same_with_and_without_trace(void **state) {
