@@ -27,7 +27,7 @@ __kernel void atomics_local_lanes(__global const int *a, __global int *out, __lo
     atomic_min(&cnt[3], x);
   else
     atomic_max(&cnt[4], x);
-  atomic_or(&cnt[5], 1 << (x & 31));
+  atomic_or(&cnt[5], (int)(1u << (x & 31)));
   atomic_and(&cnt[6], ~(1 << (x & 15)));
   atomic_xor(&cnt[7], x);
   atomic_add(&cnt[10], atomic_xchg(&cnt[8], x));

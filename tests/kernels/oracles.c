@@ -426,7 +426,8 @@ void oracle_atomics_local_lanes(kio *io) {
             xor = 0;
     for (size_t i = g * ls; i < (g + 1) * ls; i++) {
       int32_t x = IN(int32_t, 0)[i];
-      sum += x + (x & 2 ? -3 : 1), or |= 1 << (x & 31), and &= ~(1 << (x & 15)), xor ^= x;
+      sum += x + (x & 2 ? -3 : 1), or |= (int32_t)(1u << (x & 31)), and &= ~(1 << (x & 15)),
+          xor ^= x;
       if (x & 1) lo = x < lo ? x : lo;
       else hi = x > hi ? x : hi;
     }
