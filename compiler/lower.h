@@ -61,6 +61,7 @@ typedef struct lower {
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
   LLVMValueRef *part_fns; /* the warp function's parts; part 0 is the entry */
+  LLVMValueRef stepper; /* the kernel's stepper (lower_warp.c), defined with part 0 */
   int part; /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
   LLVMValueRef counted[4]; /* allocas: the counters of the chain's warps that ended (kernel.h) */
