@@ -14,13 +14,14 @@
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
- * With ctx->step set, the function does not return for such an event: it saves the frame as it
- * would to return, and calls step(ctx), which hands the event to the policy and asks it what
- * runs next. When step returns 1 the function goes on in the same call at ctx->pc with
- * ctx->mask and ctx->guard (a split of the same warp), restoring that split's values from the
- * frame as a call would; when it returns 0 (nothing of the warp can run now, or the policy
- * failed) the function returns WEFT_EVENT_HANDLED. The policy's decisions are the same either
- * way, and so are the stats: only the returns to the scheduler, the round trips, go.
+ * With ctx->step set (weft_options.policy_in_code), the function does not return for such an
+ * event: it saves the frame as it would to return, and calls step(ctx) (from a stepper it
+ * tail-calls), which hands the event to the policy and asks it what runs next. When step
+ * returns 1 the warp function is entered again, without the scheduler, at ctx->pc with
+ * ctx->mask and ctx->guard (a split of the same warp); when it returns 0 (nothing of the warp
+ * can run now, or the policy failed) it returns WEFT_EVENT_HANDLED. The policy's decisions are
+ * the same either way, and so are the stats: only the returns to the scheduler, the round
+ * trips, go.
  *
  * The compiler builds its accesses to these structs with offsetof() on this header, so the two
  * sides cannot disagree. Only C types of fixed size appear here. */
