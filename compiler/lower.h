@@ -118,6 +118,7 @@ void lw_make_allocas(lower *L); /* the slots' allocas in the function being emit
 LLVMTypeRef lw_frame_type(lower *L, LLVMTypeRef t); /* one lane of t in the frame: i1 as i8 */
 LLVMValueRef lw_ctx_field(lower *L, size_t offset); /* pointer into ctx */
 LLVMBasicBlockRef lw_at_entry(lower *L); /* builder to the part's entry; returns where it was */
+LLVMValueRef lw_field_at(lower *L, LLVMValueRef base, size_t offset); /* pointer to a field */
 LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t); /* a field */
 /* ir_intrinsic with the lowering's builder and module. */
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,

@@ -68,10 +68,13 @@ LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
   return LLVMConstVector(e, L->G);
 }
 
-LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t) {
+LLVMValueRef lw_field_at(lower *L, LLVMValueRef base, size_t offset) {
   LLVMValueRef o = lw_const_i64(L, offset);
-  return LLVMBuildLoad2(L->b, t, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, ""),
-                        "");
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), base, &o, 1, "");
+}
+
+LLVMValueRef lw_load_at(lower *L, LLVMValueRef base, size_t offset, LLVMTypeRef t) {
+  return LLVMBuildLoad2(L->b, t, lw_field_at(L, base, offset), "");
 }
 
 /* Values fixed for the work-group go to the end of the part's entry block, before its branch
@@ -83,10 +86,7 @@ LLVMBasicBlockRef lw_at_entry(lower *L) {
   return here;
 }
 
-LLVMValueRef lw_ctx_field(lower *L, size_t offset) {
-  LLVMValueRef off = lw_const_i64(L, offset);
-  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), L->ctx, &off, 1, "");
-}
+LLVMValueRef lw_ctx_field(lower *L, size_t offset) { return lw_field_at(L, L->ctx, offset); }
 
 LLVMValueRef lw_intrinsic(lower *L, const char *name, LLVMTypeRef *over, unsigned nover,
                           LLVMValueRef *args, unsigned nargs) {

@@ -180,10 +180,7 @@ static void build_stepper(lower *L) {
   LLVMBuildRet(L->b, lw_tail_call(L, 0, ctx));
   LLVMPositionBuilderAtEnd(L->b, handled);
   LLVMValueRef ev = lw_const_i32(L, WEFT_EVENT_HANDLED);
-  LLVMBuildStore(L->b, ev,
-                 LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), ctx,
-                               (LLVMValueRef[]){lw_const_i64(L, offsetof(weft_warp_ctx, event))}, 1,
-                               ""));
+  LLVMBuildStore(L->b, ev, lw_field_at(L, ctx, offsetof(weft_warp_ctx, event)));
   LLVMBuildRet(L->b, ev);
 }
 
