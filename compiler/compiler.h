@@ -311,6 +311,11 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef fn, const cfg *g, const div
                          const lower_target *t, lower_split *split, lowered_kernel *out,
                          char **err);
 
+/* --- policy_code.c: the policies' own code, linked into warp functions --- */
+/* Links runtime/policy_stack.c's bitcode into m when its warp functions call weft_stack_step
+ * (lower_step.c), its functions internal and always inlined. */
+weft_status policy_code_link(LLVMModuleRef m, char **err);
+
 /* --- jit.c: optimisation and code generation for the host, ORC LLJIT --- */
 #include <llvm-c/Orc.h>
 typedef struct weft_jit weft_jit;

@@ -120,10 +120,11 @@ void jit_release(weft_jit *j) {
  * vector_again in lower_inst.c), the copies and per-group repeats folded (InstCombine, GVN) and
  * the CFG cleaned.
  * default<O3> gives the same run times on the benchmarks and takes twice as long (36 vs 17 ms
- * on bench/k50.cl). elim-avail-extern drops the global variables that unit 0 defines. */
-static const char unit_pipeline[] =
-    "elim-avail-extern,function(sroa,dce,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
-    "instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
+ * on bench/k50.cl). elim-avail-extern drops the global variables that unit 0 defines.
+ * always-inline puts the policy's step into the warp functions that take it (policy_code.c). */
+static const char unit_pipeline[] = "always-inline,elim-avail-extern,function(sroa,dce,early-cse,"
+                                    "instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+                                    "instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
 
 /* Host triple and layout, no debug info (the line numbers were read before lowering), then
  * the verifier. */

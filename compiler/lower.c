@@ -28,7 +28,7 @@ static void store_ctx(lower *L, size_t off, LLVMValueRef v) {
 /* One add per block: the lanes of a call never change, so the block count and the instruction
  * count are all the stats need (lane_instrs and groups_run follow at the end of the call). Both
  * share one register: blocks above bit 40, instructions below. */
-static void count_block(lower *L, unsigned ninstr) {
+void lw_count_block(lower *L, unsigned ninstr) {
   LLVMValueRef old = LLVMBuildLoad2(L->b, i64t(L), L->count, "");
   uint64_t step = (1ull << COUNT_BLOCK_SHIFT) | ninstr;
   LLVMBuildStore(L->b, LLVMBuildAdd(L->b, old, lw_const_i64(L, step), ""), L->count);
@@ -49,19 +49,51 @@ static const size_t counter_field[4] = {
 
 /* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
  * theirs to ctx once, when the call ends, not four stores per warp. */
-void lw_count_warp(lower *L) {
+LLVMValueRef lw_mask_here(lower *L) { return LLVMBuildLoad2(L->b, i64t(L), L->mask_var, ""); }
+
+/* Lanes and lane groups of the running split: what each block it ran counts for. */
+static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
+  LLVMTypeRef i64 = i64t(L);
+  LLVMValueRef mask = lw_mask_here(L);
+  *lanes = lw_intrinsic(L, "llvm.ctpop", &i64, 1, &mask, 1);
+  *groups = lw_const_i64(L, 0);
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef nz = LLVMBuildICmp(L->b, LLVMIntNE, lw_group_bits(L, mask, g),
+                                    LLVMConstInt(LLVMIntTypeInContext(L->c, L->G), 0, 0), "");
+    *groups = LLVMBuildAdd(L->b, *groups, LLVMBuildZExt(L->b, nz, i64, ""), "");
+  }
+}
+
+/* What the blocks counted since the running split's lanes last changed, in counter_field's
+ * order; the count starts again from 0. */
+static void counts_now(lower *L, LLVMValueRef v[4]) {
+  LLVMValueRef lanes, groups;
+  count_active(L, &lanes, &groups);
   LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
   LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
   LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
                                      "");
-  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, L->active_lanes, ""),
-                       LLVMBuildMul(L->b, blocks, L->active_groups, "")};
+  v[0] = blocks, v[1] = instrs, v[2] = LLVMBuildMul(L->b, instrs, lanes, "");
+  v[3] = LLVMBuildMul(L->b, blocks, groups, "");
+  LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
+}
+
+void lw_count_warp(lower *L) {
+  LLVMValueRef v[4];
+  counts_now(L, v);
   for (int i = 0; i < 4; i++) add_to(L, L->counted[i], v[i]);
+}
+
+void lw_count_to_ctx(lower *L) {
+  LLVMValueRef v[4];
+  counts_now(L, v);
+  for (int i = 0; i < 4; i++) add_to(L, lw_ctx_field(L, counter_field[i]), v[i]);
 }
 
 void lw_flush_counts(lower *L) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   lw_count_warp(L);
+  lw_flush_policy_counts(L);
   for (int i = 0; i < 4; i++)
     add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
 }
@@ -95,10 +127,13 @@ static LLVMBasicBlockRef exit_to(lower *L, LLVMBasicBlockRef *cache, const char 
                                  exit_tail *tail) {
   if (cache[to]) return cache[to];
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  LLVMValueRef block_mask = L->mask;
   cache[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, name);
   LLVMPositionBuilderAtEnd(L->b, cache[to]);
+  L->mask = lw_mask_here(L); /* the exit is shared by blocks: each has its own read */
   lw_frame_save(L, &to, 1);
   tail(L, to);
+  L->mask = block_mask;
   LLVMPositionBuilderAtEnd(L->b, here);
   return cache[to];
 }
@@ -124,12 +159,11 @@ static void cross_tail(lower *L, int to) {
  * at PC 0, so that warps without divergence run one after another without the scheduler: in
  * part 0 around the loop from its start block, from another part by a tail call. Else back to
  * the scheduler. */
-static void end_tail(lower *L, int to) {
-  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "chain"),
-                    back = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+void lw_chain_or(lower *L, LLVMBasicBlockRef none) {
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->c, L->fn, "chain");
   LLVMValueRef chain = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, chain),
                                   LLVMPointerTypeInContext(L->c, 0));
-  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, chain, ""), back, next);
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, chain, ""), none, next);
   LLVMPositionBuilderAtEnd(L->b, next);
   if (L->part == 0) {
     lw_count_warp(L);
@@ -139,6 +173,11 @@ static void end_tail(lower *L, int to) {
     lw_flush_counts(L);
     LLVMBuildRet(L->b, lw_tail_call(L, 0, chain));
   }
+}
+
+static void end_tail(lower *L, int to) {
+  LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  lw_chain_or(L, back);
   LLVMPositionBuilderAtEnd(L->b, back);
   store_ctx(L, offsetof(weft_warp_ctx, from_pc),
             LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->end_from, ""));
@@ -153,6 +192,16 @@ static LLVMBasicBlockRef crossing(lower *L, int to) {
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
 static void arrive(lower *L, int from, int to) {
+  if (L->steps_stack) {
+    LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack"),
+                      runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    LLVMValueRef policy = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, policy),
+                                     LLVMPointerTypeInContext(L->c, 0));
+    LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, step);
+    LLVMPositionBuilderAtEnd(L->b, step);
+    lw_step_arrival_at(L, from, to);
+    LLVMPositionBuilderAtEnd(L->b, runtime);
+  }
   if (to == L->cfg->nblocks) { /* nothing is live at the end; a chain stores nothing (end_tail) */
     LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)from), L->end_from);
     LLVMBuildBr(L->b, exit_to(L, L->arrive, "end", to, end_tail));
@@ -171,9 +220,10 @@ static void go(lower *L, int from, int to) {
     return;
   }
   LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32t(L), L->guard_var, "");
   LLVMValueRef below = to < L->cfg->nblocks
-                           ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to),
-                                           L->guard, "")
+                           ? LLVMBuildICmp(L->b, LLVMIntULT, lw_const_i32(L, (uint64_t)to), guard,
+                                           "")
                            : NULL;
   if (below && L->cfg->blocks[to].part != L->part)
     LLVMBuildCondBr(L->b, below, crossing(L, to), out);
@@ -191,15 +241,11 @@ static LLVMValueRef incoming_for(LLVMValueRef phi, LLVMBasicBlockRef from) {
   DIE("phi without an incoming value for its predecessor");
 }
 
-typedef struct edge {
-  int to;
-  LLVMValueRef mask; /* i64: the lanes that take it */
-} edge;
-
-/* Writes the successors' phis. No lane mask is needed: a lane that does not take an edge does
- * not read the phi it writes, and the frame keeps other calls' lanes. All incoming values are
- * read before any phi is written, as phis are parallel copies. */
-static void write_phis(lower *L, int from, const edge *e, int n) {
+/* Writes the successors' phis. A lane that does not take an edge does not read the phi it
+ * writes, and the frame keeps other calls' lanes; only where the code takes the policy's steps
+ * itself do the other splits' lanes need keeping (lower_step.c). All incoming values are read
+ * before any phi is written, as phis are parallel copies. */
+void lw_write_phis(lower *L, int from, const edge *e, int n) {
   LLVMBasicBlockRef src = L->cfg->blocks[from].bb;
   enum { MAX = 1024 };
   LLVMValueRef *vals = ARENA_NEW(L->arena, LLVMValueRef, MAX),
@@ -218,6 +264,10 @@ static void write_phis(lower *L, int from, const edge *e, int n) {
         L->lane_group = g;
         vals[nv] = s->shape == UNIFORM ? lw_scalar_of(L, in) : lw_vector_of(L, in);
         dst[nv] = s->shape == UNIFORM ? &s->u : &s->v[g];
+        if (s->blend)
+          vals[nv] = LLVMBuildSelect(
+              L->b, lw_expand_mask(L, lw_group_mask(L, e[k].mask, g), lw_width(s->type)), vals[nv],
+              LLVMBuildLoad2(L->b, lw_vtype(L, s->type), *dst[nv], ""), "");
       }
     }
   }
@@ -227,7 +277,7 @@ static void write_phis(lower *L, int from, const edge *e, int n) {
 /* ---- terminators ---- */
 
 /* Lanes of `mask` whose i1 condition is true, from the condition's per-group slots. */
-static LLVMValueRef true_lanes(lower *L, LLVMValueRef cond) {
+LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond) {
   slot *s = lw_slot(L, cond);
   LLVMValueRef t = lw_const_i64(L, 0);
   for (unsigned g = 0; g < L->ngroups; g++) {
@@ -253,9 +303,11 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
     next = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, e[i].mask, L->mask, ""), all, next);
     LLVMPositionBuilderAtEnd(L->b, all);
+    lw_write_phis(L, from, &(edge){e[i].to, L->mask}, 1);
     go(L, from, e[i].to);
     LLVMPositionBuilderAtEnd(L->b, next);
   }
+  lw_write_phis(L, from, e, n);
   /* diverged: append each non-empty target, overwriting the slot of an empty one */
   LLVMValueRef count = lw_const_i32(L, 0);
   for (int i = 0; i < n; i++) {
@@ -273,9 +325,15 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   }
   int *to = ARENA_NEW(L->arena, int, (size_t)n);
   for (int i = 0; i < n; i++) to[i] = e[i].to;
-  lw_frame_save(L, to, n);
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
+  if (L->steps_stack) {
+    LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    if (n == 2 && L->region_masked[from]) lw_region_run(L, from, e, runtime);
+    else lw_step_site(L, to, n, runtime);
+    LLVMPositionBuilderAtEnd(L->b, runtime);
+  }
+  lw_frame_save(L, to, n);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
   LLVMBuildBr(L->b, L->step);
 }
@@ -284,22 +342,18 @@ static void lower_condbr(lower *L, int pc, LLVMValueRef term) {
   const cfg_block *cb = &L->cfg->blocks[pc];
   LLVMValueRef cond = LLVMGetCondition(term);
   if (divergence_of(L->dv, cond).shape == UNIFORM) {
-    LLVMValueRef c = lw_scalar_of(L, cond), zero = lw_const_i64(L, 0);
-    edge e[2] = {{cb->succs[0], LLVMBuildSelect(L->b, c, L->mask, zero, "")},
-                 {cb->succs[1], LLVMBuildSelect(L->b, c, zero, L->mask, "")}};
-    write_phis(L, pc, e, 2);
-    LLVMBasicBlockRef t = LLVMAppendBasicBlockInContext(L->c, L->fn, "then"),
-                      f = LLVMAppendBasicBlockInContext(L->c, L->fn, "else");
-    LLVMBuildCondBr(L->b, c, t, f);
-    LLVMPositionBuilderAtEnd(L->b, t);
-    go(L, pc, cb->succs[0]);
-    LLVMPositionBuilderAtEnd(L->b, f);
-    go(L, pc, cb->succs[1]);
+    LLVMBasicBlockRef side[2] = {LLVMAppendBasicBlockInContext(L->c, L->fn, "then"),
+                                 LLVMAppendBasicBlockInContext(L->c, L->fn, "else")};
+    LLVMBuildCondBr(L->b, lw_scalar_of(L, cond), side[0], side[1]);
+    for (int k = 0; k < 2; k++) { /* the phis of the side taken only */
+      LLVMPositionBuilderAtEnd(L->b, side[k]);
+      lw_write_phis(L, pc, &(edge){cb->succs[k], L->mask}, 1);
+      go(L, pc, cb->succs[k]);
+    }
     return;
   }
-  LLVMValueRef t = true_lanes(L, cond);
+  LLVMValueRef t = lw_true_lanes(L, cond);
   edge e[2] = {{cb->succs[0], t}, {cb->succs[1], LLVMBuildXor(L->b, t, L->mask, "")}};
-  write_phis(L, pc, e, 2);
   branch_multi(L, pc, e, 2);
 }
 
@@ -350,7 +404,6 @@ static void lower_terminator(lower *L, int pc) {
   if (LLVMIsASwitchInst(term) && cfg_is_branch(cb)) {
     edge *e = ARENA_NEW(L->arena, edge, (size_t)cb->nsuccs);
     int n = switch_edges(L, pc, term, e);
-    write_phis(L, pc, e, n);
     branch_multi(L, pc, e, n);
     return;
   }
@@ -359,7 +412,7 @@ static void lower_terminator(lower *L, int pc) {
     return;
   }
   edge e = {cb->succs[0], L->mask};
-  write_phis(L, pc, &e, 1);
+  lw_write_phis(L, pc, &e, 1);
   if (last && is_barrier_call(last)) leave_one(L, pc, WEFT_EVENT_BARRIER, e.to);
   else go(L, pc, e.to);
 }
@@ -410,7 +463,7 @@ static int uses_kept(LLVMValueRef i, const ptrmap *kept) {
 
 /* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
  * the block computes after them. The rest runs in order, lane group by lane group. */
-static void emit_body(lower *L, LLVMBasicBlockRef bb) {
+void lw_emit_body(lower *L, LLVMBasicBlockRef bb) {
   LLVMValueRef *seg = ARENA_NEW(L->arena, LLVMValueRef, cfg_instrs(bb));
   int wrote = 0, ns = 0;
   ptrmap kept; /* the instructions (phis apart) that were not hoisted */
@@ -439,9 +492,10 @@ static void emit_body(lower *L, LLVMBasicBlockRef bb) {
 
 static void emit_block(lower *L, int pc) {
   LLVMPositionBuilderAtEnd(L->b, L->bbs[pc]);
+  L->mask = lw_mask_here(L);
   unsigned n = cfg_instrs(L->cfg->blocks[pc].bb);
-  count_block(L, n);
-  emit_body(L, L->cfg->blocks[pc].bb);
+  lw_count_block(L, n);
+  lw_emit_body(L, L->cfg->blocks[pc].bb);
   lower_terminator(L, pc);
 }
 

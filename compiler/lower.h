@@ -19,6 +19,7 @@ typedef struct slot {
   LLVMValueRef u;    /* UNIFORM: alloca of type */
   LLVMValueRef *v;   /* otherwise: one alloca per lane group, of lw_vtype(type) */
   int cross;         /* used outside its block: also kept in the frame between calls */
+  int blend;         /* lanes of other splits may still read it: definitions keep theirs */
   int remat;         /* computed again where a warp resumes, never kept in the frame */
   unsigned stamp;    /* the resume block that computed it last (lw_frame_restore) */
   int index;         /* among the cross slots, for liveness */
@@ -48,10 +49,12 @@ typedef struct lower {
   LLVMValueRef args;      /* the argument block that setargs filled */
   LLVMValueRef local_mem; /* the work-group's __local memory */
   LLVMValueRef frame;     /* ctx->frame: where the warp's values live between calls */
-  LLVMValueRef mask;      /* i64: ctx->mask, the lanes that run in this call */
+  LLVMValueRef mask;      /* i64: the running split's lanes, read at the top of each block */
   LLVMValueRef x_aligned; /* i1: get_local_id(0) is lane-affine in every lane group */
-  LLVMValueRef guard;     /* i32: ctx->guard; a jump to a PC below it may stay inline */
-  LLVMValueRef active_lanes, active_groups; /* i64, fixed for a call since the mask is */
+  /* allocas (registers after SROA): the running split's lanes, from ctx->mask; its guard, from
+   * ctx->guard (a jump to a PC below it may stay inline); the lanes that ran in this call. They
+   * change only where the code takes a policy step itself (lower_step.c). */
+  LLVMValueRef mask_var, guard_var, ran_var;
   LLVMBasicBlockRef entry; /* the part's entry block: what every warp shares */
   LLVMBasicBlockRef start; /* where each warp of a chain starts */
   LLVMBasicBlockRef *bbs;  /* per PC: the block that runs the kernel's block */
@@ -81,14 +84,36 @@ typedef struct lower {
   LLVMValueRef lane_group_mask; /* its <G x i1> mask */
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error; /* the first unsupported construct, with its line */
+  /* the `stack` policy's steps in the code (lower_step.c) */
+  int steps_stack; /* the kernel's code takes them (one part only) */
+  LLVMValueRef stack_step; /* weft_stack_step, declared; policy_code.c links it in */
+  int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
+  LLVMBasicBlockRef *enter; /* per PC: where a split the policy picked starts */
+  LLVMBasicBlockRef next_leave, finished; /* back to the scheduler: ask the policy; done */
+  unsigned char *region_masked; /* per PC: its divergent branch runs masked (lower_region.c) */
+  LLVMValueRef policy_count[3]; /* allocas: what those add to ctx->counters */
 } lower;
 
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
 
+typedef struct edge {
+  int to;
+  LLVMValueRef mask; /* i64: the lanes that take it */
+} edge;
+
 /* lower.c: the kernel's blocks, their terminators, and the exits to the scheduler */
 void lw_emit_blocks(lower *L); /* the blocks of part L->part */
+void lw_count_block(lower *L, unsigned ninstr); /* one run of a block of ninstr instructions */
+void lw_emit_body(lower *L, LLVMBasicBlockRef bb); /* a block's instructions, but its terminator */
+/* The phis of the targets of edges e[0..n) from block `from`, each for the lanes of its edge. */
+void lw_write_phis(lower *L, int from, const edge *e, int n);
+LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond); /* the running lanes where cond is 1 */
 void lw_count_warp(lower *L); /* adds the warp's counters to L->counted */
+void lw_count_to_ctx(lower *L); /* adds them to ctx's */
 void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */
+/* The next warp of a chain (kernel.h) goes on, when there is one; else to `none`. */
+void lw_chain_or(lower *L, LLVMBasicBlockRef none);
+LLVMValueRef lw_mask_here(lower *L); /* the running split's lanes, read where the builder is */
 LLVMValueRef lw_tail_call(lower *L, int part,
                           LLVMValueRef ctx); /* what part `part` returns for ctx */
 
@@ -129,9 +154,32 @@ LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read 
 
 /* lower_frame.c: cross values kept in the frame between calls */
 void lw_liveness(lower *L); /* live_in and live_set, from the blocks' uses and definitions */
+int lw_live_at(const lower *L, int pc, int index); /* cross slot `index` is live where pc starts */
 void lw_frame_restore(lower *L, int pc); /* the values live at pc, back from the frame */
-/* Saves the values live at any of the blocks to[0..n) (PC nblocks, the end, has none). */
+/* Saves the running split's lanes of the values live at any of the blocks to[0..n) (PC nblocks,
+ * the end, has none). */
 void lw_frame_save(lower *L, const int *to, int n);
+void lw_frame_save_lanes(lower *L, LLVMValueRef lanes); /* every value, of those lanes */
+/* The values live at pc, back from the frame into the lanes `lanes` only. */
+void lw_frame_restore_lanes(lower *L, int pc, LLVMValueRef lanes);
+
+/* lower_step.c: the `stack` policy's steps in the code */
+void lw_step_setup(lower *L); /* per kernel: whether it takes them; the siblings */
+void lw_step_begin_part(lower *L); /* per part */
+/* At an event (ctx holds it): with ctx->policy set, takes the step and goes on at the block
+ * the policy picks among to[0..n), or leaves; else goes to `runtime`. */
+void lw_step_site(lower *L, const int *to, int n, LLVMBasicBlockRef runtime);
+void lw_step_arrival(lower *L, int to, LLVMBasicBlockRef runtime); /* an arrival at `to` */
+/* The running split arrives at `to` from block `from`: the event in ctx, then the step (the
+ * caller knows ctx->policy is set). */
+void lw_step_arrival_at(lower *L, int from, int to);
+
+/* lower_region.c: structured divergent branches run masked, without the policy */
+void lw_region_setup(lower *L); /* region_masked */
+/* At the divergent branch of block b, its edges e[0..2) in PC order: with ctx->policy set, runs
+ * the region masked and goes on at its IPDOM; else goes to `runtime`. */
+void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime);
+void lw_flush_policy_counts(lower *L); /* adds what the regions counted to ctx->counters */
 
 /* lower_inst.c: one kernel instruction */
 /* A uniform inst may move to the top of its block (after_write: an earlier instruction of the

@@ -25,7 +25,9 @@ static LLVMValueRef from_frame(lower *L, LLVMValueRef v, LLVMTypeRef t) {
   return LLVMTypeOf(v) == t ? v : LLVMBuildTrunc(L->b, v, t, "");
 }
 
-static void restore_slot(lower *L, slot *s, LLVMValueRef first_lane) {
+/* Reads a value back into the lanes `lanes` (i64) of its slot; blend: keep the other lanes'. */
+static void restore_slot(lower *L, slot *s, LLVMValueRef lanes, LLVMValueRef first_lane,
+                         int blend) {
   LLVMTypeRef ft = lw_frame_type(L, s->type);
   size_t lane = LLVMABISizeOfType(L->td, ft);
   if (s->shape == UNIFORM) { /* any active lane holds the warp's value */
@@ -39,11 +41,15 @@ static void restore_slot(lower *L, slot *s, LLVMValueRef first_lane) {
   for (unsigned g = 0; g < L->ngroups; g++) {
     LLVMValueRef x = LLVMBuildLoad2(L->b, vft, frame_ptr(L, s->frame_off + g * L->G * lane), "");
     LLVMSetAlignment(x, 1);
-    LLVMBuildStore(L->b, from_frame(L, x, vt), s->v[g]);
+    x = from_frame(L, x, vt);
+    if (blend)
+      x = LLVMBuildSelect(L->b, lw_expand_mask(L, lw_group_mask(L, lanes, g), lw_width(s->type)), x,
+                          LLVMBuildLoad2(L->b, vt, s->v[g], ""), "");
+    LLVMBuildStore(L->b, x, s->v[g]);
   }
 }
 
-static int live(const lower *L, int pc, int index) {
+int lw_live_at(const lower *L, int pc, int index) {
   return (int)(L->live_in[(size_t)pc * L->live_words + index / 64] >> (index % 64) & 1);
 }
 
@@ -64,21 +70,27 @@ static void remat_value(lower *L, LLVMValueRef inst) {
   }
 }
 
-void lw_frame_restore(lower *L, int pc) {
+static void restore(lower *L, int pc, LLVMValueRef lanes, int blend) {
   LLVMValueRef first = lw_intrinsic(
       L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
-      (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+      (LLVMValueRef[]){lanes, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   L->stamp++;
   for (int i = 0; i < L->ncross; i++) {
-    if (!live(L, pc, i)) continue;
+    if (!lw_live_at(L, pc, i)) continue;
     slot *s = L->cross[i];
     if (s->remat) remat_value(L, s->inst);
-    else restore_slot(L, s, first);
+    else restore_slot(L, s, lanes, first, blend);
   }
 }
 
-/* Writes the lanes of this call, and only those, of one value into the frame. */
-static void save_slot(lower *L, slot *s) {
+/* A call's start: every lane of a value is read, the call's are right (the others are read
+ * back where their split starts, lw_frame_restore_lanes, or never used). */
+void lw_frame_restore(lower *L, int pc) { restore(L, pc, L->mask, 0); }
+
+void lw_frame_restore_lanes(lower *L, int pc, LLVMValueRef lanes) { restore(L, pc, lanes, 1); }
+
+/* Writes the lanes `lanes`, and only those, of one value into the frame. */
+static void save_slot(lower *L, slot *s, LLVMValueRef lanes) {
   LLVMTypeRef ft = lw_frame_type(L, s->type), vft = lw_vtype(L, ft);
   size_t lane = LLVMABISizeOfType(L->td, ft);
   LLVMValueRef u = s->shape == UNIFORM
@@ -88,19 +100,26 @@ static void save_slot(lower *L, slot *s) {
     LLVMValueRef p = frame_ptr(L, s->frame_off + g * L->G * lane);
     LLVMValueRef x = u ? u
                        : to_frame(L, LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], ""), vft);
-    LLVMValueRef m = lw_expand_mask(L, lw_group_mask(L, L->mask, g), lw_width(ft));
+    LLVMValueRef m = lw_expand_mask(L, lw_group_mask(L, lanes, g), lw_width(ft));
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vft, LLVMTypeOf(p)}, 2,
                  (LLVMValueRef[]){x, p, lw_const_i32(L, 1), m}, 4);
   }
 }
 
 void lw_frame_save(lower *L, const int *to, int n) {
+  LLVMValueRef lanes = lw_mask_here(L);
   for (int i = 0; i < L->ncross; i++) {
     if (L->cross[i]->remat) continue; /* computed again where the warp resumes */
     int needed = 0;
-    for (int k = 0; k < n && !needed; k++) needed = to[k] < L->cfg->nblocks && live(L, to[k], i);
-    if (needed) save_slot(L, L->cross[i]);
+    for (int k = 0; k < n && !needed; k++)
+      needed = to[k] < L->cfg->nblocks && lw_live_at(L, to[k], i);
+    if (needed) save_slot(L, L->cross[i], lanes);
   }
+}
+
+void lw_frame_save_lanes(lower *L, LLVMValueRef lanes) {
+  for (int i = 0; i < L->ncross; i++)
+    if (!L->cross[i]->remat) save_slot(L, L->cross[i], lanes);
 }
 
 /* ---- liveness of the cross slots, by the usual backward data-flow ---- */

@@ -270,6 +270,13 @@ void lw_set_scalar(lower *L, LLVMValueRef v, LLVMValueRef val) {
   LLVMBuildStore(L->b, val, lw_slot(L, v)->u);
 }
 
+/* A value that lives across blocks keeps the lanes of other splits where the code takes the
+ * policy's steps itself (lower_step.c): those splits may still read it. */
 void lw_set_vector(lower *L, LLVMValueRef v, LLVMValueRef val) {
-  LLVMBuildStore(L->b, val, lw_slot(L, v)->v[L->lane_group]);
+  slot *s = lw_slot(L, v);
+  LLVMValueRef *p = &s->v[L->lane_group];
+  if (s->blend)
+    val = LLVMBuildSelect(L->b, lw_expand_mask(L, L->lane_group_mask, lw_width(s->type)), val,
+                          LLVMBuildLoad2(L->b, lw_vtype(L, s->type), *p, ""), "");
+  LLVMBuildStore(L->b, val, *p);
 }

@@ -49,17 +49,6 @@ static void map_static_locals(lower *L) {
   }
 }
 
-static void count_active(lower *L) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  L->active_lanes = lw_intrinsic(L, "llvm.ctpop", &i64, 1, &L->mask, 1);
-  L->active_groups = lw_const_i64(L, 0);
-  for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef nz = LLVMBuildICmp(L->b, LLVMIntNE, lw_group_bits(L, L->mask, g),
-                                    LLVMConstInt(LLVMIntTypeInContext(L->c, L->G), 0, 0), "");
-    L->active_groups = LLVMBuildAdd(L->b, L->active_groups, LLVMBuildZExt(L->b, nz, i64, ""), "");
-  }
-}
-
 /* What every warp of the work-group shares: the chain of first calls (kernel.h) stays in one
  * work-group, so part 0 reads it once for all the warps it runs. */
 static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k) {
@@ -69,8 +58,15 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->event = LLVMBuildAlloca(L->b, i32, "event");
   L->count = LLVMBuildAlloca(L->b, i64, "count");
   L->end_from = LLVMBuildAlloca(L->b, i32, "end_from");
+  L->mask_var = LLVMBuildAlloca(L->b, i64, "mask");
+  L->guard_var = LLVMBuildAlloca(L->b, i32, "guard");
+  L->ran_var = LLVMBuildAlloca(L->b, i64, "ran");
   for (int i = 0; i < 4; i++) L->counted[i] = LLVMBuildAlloca(L->b, i64, "counted");
   for (int i = 0; i < 4; i++) LLVMBuildStore(L->b, lw_const_i64(L, 0), L->counted[i]);
+  for (int i = 0; L->steps_stack && i < 3; i++) {
+    L->policy_count[i] = LLVMBuildAlloca(L->b, i64, "policy_count");
+    LLVMBuildStore(L->b, lw_const_i64(L, 0), L->policy_count[i]);
+  }
   L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->work_group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->work_group, offsetof(weft_group, local_mem), ptr);
@@ -98,8 +94,9 @@ static void build_warp_start(lower *L) {
   }
   L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
   L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
-  L->guard = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32);
-  count_active(L);
+  LLVMBuildStore(L->b, L->mask, L->mask_var);
+  LLVMBuildStore(L->b, L->mask, L->ran_var);
+  LLVMBuildStore(L->b, lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32), L->guard_var);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
   LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);
 }
@@ -220,6 +217,7 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
   L->step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step");
   memset(L->group_u64, 0, sizeof L->group_u64), memset(L->global_base, 0, sizeof L->global_base);
+  lw_step_begin_part(L);
   LLVMPositionBuilderAtEnd(L->b, L->entry);
   build_entry(L, kfn, k);
   build_warp_start(L);
@@ -265,6 +263,8 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
   ptrmap_init(L.arena, &L.uniforms, 64);
   lw_make_slots(&L);
   lw_liveness(&L);
+  lw_step_setup(&L);
+  lw_region_setup(&L);
   L.b = LLVMCreateBuilderInContext(L.c);
   L.bbs = ARENA_NEW(L.arena, LLVMBasicBlockRef, g->nblocks);
   L.part_fns = ARENA_NEW(L.arena, LLVMValueRef, g->nparts);
@@ -278,6 +278,7 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;
   k->static_local_size = L.static_local_size;
   out->has_entry = mine[0];
+  k->steps_stack = L.steps_stack;
   LLVMDisposeBuilder(L.b);
   if (L.error) {
     *err = L.error;

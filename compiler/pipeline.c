@@ -97,6 +97,7 @@ static weft_status compile_unit(void *arg, jit_unit *u, char **err) {
   int unit, nunits;
   weft_status st = jit_unit_module(u, &m, &unit, &nunits, err); /* its copy of the module */
   if (!st) st = lower_kernels(arg, m, unit, nunits, err); /* per kernel: analysis, lowering */
+  if (!st) st = policy_code_link(m, err);                  /* the policy's steps, inlined */
   if (!st) st = jit_unit_optimise(u, err);                 /* optimisation */
   if (!st) st = jit_unit_codegen(u, err);                  /* code generation */
   return st;

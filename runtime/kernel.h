@@ -23,6 +23,16 @@
  * the same either way, and so are the stats: only the returns to the scheduler, the round
  * trips, go.
  *
+ * With ctx->policy set (the `stack` policy, weft_options.policy_in_code, a kernel whose
+ * steps_stack is set), the function takes the policy's steps itself: it hands each event to
+ * weft_stack_step (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
+ * and with its values in registers, at the block the policy picks. Its values hold every lane,
+ * each definition blended into the running split's lanes, so the lanes of other splits keep
+ * theirs. It returns only at a barrier (BARRIER, for the policy as usual), when the warp has
+ * finished (HANDLED; in a first call with a chain, the next warp goes on instead), or when the
+ * policy picks a block it cannot reach from there (NEXT: the policy has taken every event; ask
+ * it what runs next). The frame then holds every value of every lane that ran in the call.
+ *
  * The compiler builds its accesses to these structs with offsetof() on this header, so the two
  * sides cannot disagree. Only C types of fixed size appear here. */
 #ifndef WEFT_KERNEL_H
@@ -40,6 +50,7 @@ enum weft_event {
   WEFT_EVENT_BARRIER = 2, /* the lanes ctx->mask wait at the barrier ending block from_pc; they
                              resume at target_pc[0] */
   WEFT_EVENT_HANDLED = 3, /* step() took the last event and nothing of the warp can run now */
+  WEFT_EVENT_NEXT = 4,    /* the policy in ctx->policy took every event; its next split runs */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */
@@ -52,6 +63,22 @@ typedef struct weft_group {
   uint32_t x_aligned; /* get_local_id(0) is lane-affine in every lane group: local_size[0] % G
                          is 0, or the work-group is one row (local_size[1] = [2] = 1) */
 } weft_group;
+
+/* What a policy counts for one warp slot of a worker, over all the work-groups it runs there.
+ * The sums add up across warps and workers; the max_ fields combine with max (stats.c). The
+ * generated code adds to the first four where it takes the policy's steps itself. */
+typedef struct policy_counters {
+  uint64_t divergent_branches; /* branches whose lanes went more than one way */
+  uint64_t reconvergences;     /* diverged lanes met again at a reconvergence point (IPDOM) */
+  uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting one before it */
+  uint64_t policy_calls;       /* events handed to the policy, except a warp or split simply
+                                  reaching the kernel's end: a kernel without divergence has 0 */
+  uint64_t split_excess;       /* Σ over the warps (one per work-group) of their most splits
+                                  at once, minus 1: 0 for a policy with one split at a time */
+  uint64_t max_splits;         /* most splits one warp had at once (0: never more than 1) */
+  uint64_t max_st_entries;     /* most entries of a warp split table, of a reconvergence */
+  uint64_t max_rt_entries;     /* table; 0 for policies without tables */
+} policy_counters;
 
 typedef struct weft_warp_ctx {
   /* Set by the scheduler before each call. */
@@ -66,6 +93,10 @@ typedef struct weft_warp_ctx {
   /* NULL: return at every event (a warp's first call, traced steps, the default path). */
   uint32_t (*step)(struct weft_warp_ctx *ctx);
   void *step_arg; /* the scheduler's, for step */
+  /* Not NULL: the warp's `stack` state and counters, for the function to take the policy's
+   * steps itself (see above). */
+  void *policy;
+  policy_counters *counters;
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */
   uint32_t from_pc;
@@ -115,6 +146,7 @@ typedef struct weft_compiled_kernel {
    * (weft_group.x_aligned, rt_x_aligned); run_unaligned, for the others, handles both, and may
    * be NULL until a launch needs it (the compiler builds it then). */
   weft_warp_fn run, run_unaligned;
+  int steps_stack; /* the warp functions take `stack` steps themselves when ctx->policy is set */
   /* void setargs(void *block, P0, P1, ...): stores its arguments into the argument block. It has
    * the kernel's parameter list with pointers as pointers, scalars as their C types, vectors
    * (float4, ...) by pointer and LOCAL parameters as a uint64 offset; call it with libffi. */

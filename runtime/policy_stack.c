@@ -123,6 +123,16 @@ static void stack_barrier_release(void *st, policy_counters *c) {
   settle(s, c);
 }
 
+/* The policy's step inside generated code (kernel.h, ctx->policy): the event of the split that
+ * ran, then the split that runs next in ctx; 0 when none can (the warp finished, or a table
+ * that overflowed, which only an inconsistent ipdom table does). The build compiles this file
+ * to bitcode and the lowering inlines this function into every warp function (policy_code.c),
+ * so the decisions are this file's, made where the warp runs. */
+uint32_t weft_stack_step(weft_warp_ctx *ctx) {
+  if (stack_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+  return (uint32_t)stack_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
+}
+
 static uint64_t stack_finished(const void *st) { return ((const stack_state *)st)->finished; }
 
 /* The paper's table, top first:

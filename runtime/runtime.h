@@ -53,20 +53,7 @@ void rt_json_mask(FILE *f, const char *key, uint64_t mask, unsigned width);
 void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
 
 /* --- policy.c: reconvergence policies behind one table, chosen by name --- */
-/* What a policy counts for one warp slot of a worker, over all the work-groups it runs there.
- * The sums add up across warps and workers; the max_ fields combine with max (stats.c). */
-typedef struct policy_counters {
-  uint64_t divergent_branches; /* branches whose lanes went more than one way */
-  uint64_t reconvergences;     /* diverged lanes met again at a reconvergence point (IPDOM) */
-  uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting one before it */
-  uint64_t policy_calls;       /* events handed to the policy, except a warp or split simply
-                                  reaching the kernel's end: a kernel without divergence has 0 */
-  uint64_t split_excess;       /* Σ over the warps (one per work-group) of their most splits
-                                  at once, minus 1: 0 for a policy with one split at a time */
-  uint64_t max_splits;         /* most splits one warp had at once (0: never more than 1) */
-  uint64_t max_st_entries;     /* most entries of a warp split table, of a reconvergence */
-  uint64_t max_rt_entries;     /* table; 0 for policies without tables */
-} policy_counters;
+/* policy_counters: in kernel.h, since generated code counts into them too. */
 
 /* How a policy with many runnable splits (mp, mp-orec) picks them; the others ignore it. Made
  * from weft_options' split_order and max_splits. */
@@ -138,6 +125,7 @@ void policy_names(char *buf, size_t n);
 
 /* --- policy_stack.c: the IPDOM reconvergence stack (`stack`) --- */
 extern const weft_policy_ops policy_stack;
+uint32_t weft_stack_step(weft_warp_ctx *ctx); /* the step generated code takes (kernel.h) */
 
 /* --- policy_mp.c: multi-path IPDOM, split + reconvergence tables (`mp`, `mp-orec`) --- */
 extern const weft_policy_ops policy_mp, policy_mp_orec;
@@ -201,6 +189,7 @@ typedef struct launch_plan {
   uint64_t serial; /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace; /* NULL: no warp is traced */
   int in_code; /* the warp function hands events to the policy itself (ctx->step) */
+  int stack_in_code; /* and takes `stack` steps itself (ctx->policy, kernel.h) */
 } launch_plan;
 
 /* The data of one worker, reused across work-groups and launches. Hot and written by one thread

@@ -200,6 +200,11 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   uint64_t live = live_mask(p, i);
   uint32_t end = p->k->nblocks;
   c->chain = NULL; /* the policy's calls run this warp alone */
+  if (c->policy) { /* the policy started with the call (start_warp) and took its steps there */
+    w->ended[i] = 0;
+    return c->event == WEFT_EVENT_BARRIER || c->event == WEFT_EVENT_BRANCH ? hand_event(w, p, i)
+                                                                           : WEFT_SUCCESS;
+  }
   w->ended[i] = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] == end &&
                 c->target_mask[0] == live && c->from_pc < end;
   if (w->ended[i]) return WEFT_SUCCESS;
@@ -223,6 +228,11 @@ static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_w
   weft_warp_ctx *c = warp_ctx(w, i);
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
   c->chain = chain, c->step = NULL; /* the policy starts after the first call */
+  c->policy = NULL, c->counters = NULL;
+  if (!p->stack_in_code) return;
+  /* unless the code takes the policy's steps: then it starts now, to take the call's */
+  p->policy->init(warp_state(w, i), p->k, &p->cfg, c->mask);
+  c->policy = warp_state(w, i), c->counters = &w->pcount[i];
 }
 
 /* One warp's first call on its own (the untraced warps of a traced work-group). */
@@ -285,7 +295,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
 static weft_status first_call_traced(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
-  c->chain = NULL, c->step = NULL; /* every step returns, to be traced */
+  c->chain = NULL, c->step = NULL, c->policy = NULL; /* every step returns, to be traced */
   p->policy->init(warp_state(w, i), p->k, &p->cfg, live_mask(p, i));
   if (!p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) return WEFT_SUCCESS;
   return run_split_traced(w, p, i, guard);
@@ -320,12 +330,14 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   void *st = warp_state(w, i);
   if (w->ended[i]) return WEFT_SUCCESS;
   if (traced(w, p, i)) return run_warp_traced(w, p, i);
-  c->step = p->in_code ? step_in_code : NULL, c->step_arg = w;
+  c->step = p->in_code && !c->policy ? step_in_code : NULL, c->step_arg = w;
+  w->step_status = WEFT_SUCCESS;
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
     c->event = 0, c->ntargets = 0;
     w->counters.round_trips++;
     p->run(c);
     if (c->event == WEFT_EVENT_HANDLED) return w->step_status; /* and nothing can run */
+    if (c->event == WEFT_EVENT_NEXT) continue;                  /* the policy took the events */
     weft_status s = hand_event(w, p, i);
     if (s != WEFT_SUCCESS) return s;
   }

@@ -1,0 +1,197 @@
+/* The `stack` policy's steps inside the warp function (kernel.h, ctx->policy).
+ *
+ * Where the code would return an event to the scheduler (a divergent branch, an arrival at the
+ * guard, the kernel's end), it first checks ctx->policy: when set, it hands the event to
+ * weft_stack_step (runtime/policy_stack.c, linked in as bitcode by policy_code.c and inlined)
+ * and goes on at the block the policy picked, with that split's lanes and guard, in the same
+ * call. The blocks a site can go on at are few and known here: a divergent branch's targets; for
+ * an arrival at R, R itself (the lanes waiting there reconverge) and the targets of the branches
+ * whose IPDOM is R (a sibling split that waited). Any other pick leaves with WEFT_EVENT_NEXT after
+ * saving every value of the lanes that ran; the scheduler then asks the policy as usual.
+ *
+ * Values stay in registers across these steps because every definition of a value that lives
+ * across blocks blends into the running split's lanes (lw_set_vector, write_phis): the lanes of
+ * the other splits keep theirs. A split whose lanes have not run in this call (left waiting by an
+ * earlier call) reads its values back from the frame where it starts (`enter`). */
+#include "lower.h"
+
+static LLVMTypeRef i32t(lower *L) { return LLVMInt32TypeInContext(L->c); }
+static LLVMTypeRef i64t(lower *L) { return LLVMInt64TypeInContext(L->c); }
+
+static LLVMValueRef ctx_load(lower *L, size_t off, LLVMTypeRef t) {
+  return lw_load_at(L, L->ctx, off, t);
+}
+
+/* Calls f(L, R, t) for every target t of a divergent branch whose IPDOM R is not t. */
+static void for_each_sibling(lower *L, void (*f)(lower *L, int r, int t)) {
+  for (int b = 0; b < L->cfg->nblocks; b++) {
+    const cfg_block *cb = &L->cfg->blocks[b];
+    if (cfg_is_branch(cb))
+      for (int k = 0; k < cb->nsuccs; k++)
+        if (cb->succs[k] != cb->ipdom) f(L, cb->ipdom, cb->succs[k]);
+  }
+}
+
+static void count_sibling(lower *L, int r, int t) {
+  (void)t;
+  L->nsiblings[r]++; /* an upper bound: a target may come twice */
+}
+
+static void add_sibling(lower *L, int r, int t) {
+  int *list = L->siblings[r], i = 0;
+  while (i < L->nsiblings[r] && list[i] != t) i++;
+  if (i == L->nsiblings[r]) list[L->nsiblings[r]++] = t;
+}
+
+/* The blocks an arrival at R may go on at, besides R: the targets of the branches whose IPDOM is
+ * R (siblings[R], made once: a scan per arrival would make the lowering quadratic). */
+static void find_siblings(lower *L) {
+  int n = L->cfg->nblocks;
+  L->nsiblings = ARENA_NEW(L->arena, int, (size_t)n + 1);
+  L->siblings = ARENA_NEW(L->arena, int *, (size_t)n + 1);
+  for_each_sibling(L, count_sibling);
+  for (int r = 0; r <= n; r++) {
+    L->siblings[r] = ARENA_NEW(L->arena, int, (size_t)L->nsiblings[r] + 1);
+    L->nsiblings[r] = 0;
+  }
+  for_each_sibling(L, add_sibling);
+}
+
+/* Where lanes wait while other lanes run: the IPDOM of a divergent branch (the lanes that
+ * arrived first) and its targets but the one that runs first, the smallest (the sides to come).
+ * A value live at none of them is read only by the lanes that run, so its definitions need not
+ * keep the other lanes' (mandelbrot's z is so: only its count is read after the loop). */
+static void find_blended(lower *L) {
+  int n = L->cfg->nblocks;
+  unsigned char *waits = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
+  for (int b = 0; b < n; b++) {
+    const cfg_block *cb = &L->cfg->blocks[b];
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
+    LLVMValueRef cond = LLVMIsABranchInst(term) ? LLVMGetCondition(term) : LLVMGetOperand(term, 0);
+    if (!cfg_is_branch(cb) || divergence_of(L->dv, cond).shape == UNIFORM) continue;
+    int first = n;
+    for (int k = 0; k < cb->nsuccs; k++)
+      if (cb->succs[k] != cb->ipdom && cb->succs[k] < first) first = cb->succs[k];
+    waits[cb->ipdom] = 1;
+    for (int k = 0; k < cb->nsuccs; k++) waits[cb->succs[k]] |= cb->succs[k] != first;
+  }
+  for (int i = 0; i < L->ncross; i++) {
+    slot *s = L->cross[i];
+    for (int pc = 0; pc < n && !s->blend && s->shape != UNIFORM && !s->remat; pc++)
+      s->blend = waits[pc] && lw_live_at(L, pc, i);
+  }
+}
+
+void lw_step_setup(lower *L) {
+  L->steps_stack = L->cfg->nparts == 1;
+  if (!L->steps_stack) return;
+  find_blended(L);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
+  L->stack_step = LLVMGetNamedFunction(L->m, "weft_stack_step");
+  if (!L->stack_step)
+    L->stack_step = LLVMAddFunction(L->m, "weft_stack_step", LLVMFunctionType(i32t(L), &ptr, 1, 0));
+  find_siblings(L);
+}
+
+/* Per part (lower_warp.c): the blocks that every site shares are made at their first use. */
+void lw_step_begin_part(lower *L) {
+  if (!L->steps_stack) return;
+  L->enter = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks);
+  L->next_leave = L->finished = NULL;
+}
+
+/* A split the policy picked starts at pc: the counters so far go with the lanes that ran them,
+ * the split's lanes and guard come from ctx, and lanes that have not run in this call read
+ * their values back from the frame. */
+static LLVMBasicBlockRef enter(lower *L, int pc) {
+  if (L->enter[pc]) return L->enter[pc];
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  LLVMBasicBlockRef e = L->enter[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "enter"),
+                    back = LLVMAppendBasicBlockInContext(L->c, L->fn, "enter.frame");
+  LLVMPositionBuilderAtEnd(L->b, e);
+  lw_count_to_ctx(L); /* not into L->counted, which loops that step would carry along */
+  LLVMValueRef mask = ctx_load(L, offsetof(weft_warp_ctx, mask), i64t(L));
+  LLVMBuildStore(L->b, mask, L->mask_var);
+  LLVMBuildStore(L->b, ctx_load(L, offsetof(weft_warp_ctx, guard), i32t(L)), L->guard_var);
+  LLVMValueRef ran = LLVMBuildLoad2(L->b, i64t(L), L->ran_var, "");
+  LLVMValueRef new_lanes = LLVMBuildAnd(L->b, mask, LLVMBuildNot(L->b, ran, ""), "");
+  LLVMBuildStore(L->b, LLVMBuildOr(L->b, ran, mask, ""), L->ran_var);
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, new_lanes, lw_const_i64(L, 0), ""),
+                  L->bbs[pc], back);
+  LLVMPositionBuilderAtEnd(L->b, back);
+  LLVMValueRef block_mask = L->mask;
+  L->mask = mask;
+  lw_frame_restore_lanes(L, pc, new_lanes);
+  L->mask = block_mask;
+  LLVMBuildBr(L->b, L->bbs[pc]);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return e;
+}
+
+/* The policy picked a block this site cannot go on at: back to the scheduler, with every value
+ * of the lanes that ran in the call in the frame, where the next call finds what it needs. */
+static LLVMBasicBlockRef next_leave(lower *L) {
+  if (L->next_leave) return L->next_leave;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->next_leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "next");
+  LLVMPositionBuilderAtEnd(L->b, L->next_leave);
+  lw_frame_save_lanes(L, LLVMBuildLoad2(L->b, i64t(L), L->ran_var, ""));
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_NEXT), L->event);
+  LLVMBuildBr(L->b, L->leave);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->next_leave;
+}
+
+/* Nothing of the warp can run: it finished (the policy's other outcome, an overflowing table,
+ * leaves lanes that the scheduler reports). The next warp of a chain goes on. */
+static LLVMBasicBlockRef finished(lower *L) {
+  if (L->finished) return L->finished;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b),
+                    none = LLVMAppendBasicBlockInContext(L->c, L->fn, "handled");
+  L->finished = LLVMAppendBasicBlockInContext(L->c, L->fn, "finished");
+  LLVMPositionBuilderAtEnd(L->b, L->finished);
+  lw_chain_or(L, none);
+  LLVMPositionBuilderAtEnd(L->b, none);
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_HANDLED), L->event);
+  LLVMBuildBr(L->b, L->leave);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->finished;
+}
+
+void lw_step_site(lower *L, const int *to, int n, LLVMBasicBlockRef runtime) {
+  LLVMBasicBlockRef go_on = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  if (runtime) {
+    LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack");
+    LLVMValueRef policy = ctx_load(L, offsetof(weft_warp_ctx, policy),
+                                   LLVMPointerTypeInContext(L->c, 0));
+    LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, step);
+    LLVMPositionBuilderAtEnd(L->b, step);
+  }
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(L->stack_step), L->stack_step,
+                                  &L->ctx, 1, "");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, r, lw_const_i32(L, 0), ""), finished(L),
+                  go_on);
+  LLVMPositionBuilderAtEnd(L->b, go_on);
+  LLVMValueRef pc = ctx_load(L, offsetof(weft_warp_ctx, pc), i32t(L));
+  LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, next_leave(L), (unsigned)n);
+  for (int i = 0; i < n; i++)
+    if (to[i] < L->cfg->nblocks) LLVMAddCase(sw, lw_const_i32(L, (uint64_t)to[i]), enter(L, to[i]));
+}
+
+void lw_step_arrival(lower *L, int to, LLVMBasicBlockRef runtime) {
+  int n = L->nsiblings[to];
+  int *cands = ARENA_NEW(L->arena, int, (size_t)n + 1);
+  for (int i = 0; i < n; i++) cands[i] = L->siblings[to][i];
+  cands[n] = to; /* the kernel's end is no block: lw_step_site skips it */
+  lw_step_site(L, cands, n + 1, runtime);
+}
+
+void lw_step_arrival_at(lower *L, int from, int to) {
+  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)from),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, from_pc)));
+  LLVMBuildStore(L->b, lw_const_i32(L, 1), lw_ctx_field(L, offsetof(weft_warp_ctx, ntargets)));
+  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)to),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc)));
+  LLVMBuildStore(L->b, L->mask, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask)));
+  lw_step_arrival(L, to, NULL);
+}
