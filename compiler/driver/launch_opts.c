@@ -4,19 +4,19 @@
  * `// weft-run:` line fills in what the command line left unset), turn the option texts into
  * weft_options / weft_ndrange / argspecs, build the program, check the specs against the
  * kernel's signature, allocate and fill the buffers; after the command's launch, write the
- * --out files (each through a temporary file and rename, so a failure never leaves a
- * half-written file in place of the user's) and the stats. Option texts are kept as strings
- * until after the merge so that "set on the command line" is simply "not NULL". */
+ * --out files and the stats (paths_write: a failure never leaves a half-written file in place
+ * of the user's, and a link or a device is written through, never replaced). Option texts
+ * are kept as strings until after the merge so that "set on the command line" is simply "not
+ * NULL". */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "driver.h"
 #include "launch_opts.h"
+#include "paths.h"
 
 const char *const opt_names[NOPTS] = {
     [O_KERNEL] = "-k",
@@ -379,55 +379,7 @@ int launch_fill_args(launch *l) {
   return 0;
 }
 
-/* ---- writing results ---- */
-
-static int write_all(int fd, const char *path, const char *p, size_t size) {
-  while (size) {
-    ssize_t w = write(fd, p, size);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
-    p += w, size -= (size_t)w;
-  }
-  return 0;
-}
-
-/* A path that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO) is written
- * in place: renaming a file over it would replace the device. */
-static int write_special(const char *path, const void *data, size_t size) {
-  int fd = open(path, O_WRONLY), rc = 0;
-  if (fd < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
-  rc = write_all(fd, path, data, size);
-  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  return rc;
-}
-
-/* The temporary file is in the same directory as path, so that rename() does not cross file
- * systems. */
-int write_file(const char *path, const void *data, size_t size) {
-  struct stat info;
-  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) return write_special(path, data, size);
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 8);
-  if (!tmp) return fail(1, "out of memory");
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".XXXXXX", 8);
-  int fd = mkstemp(tmp), rc = 0;
-  if (fd < 0) {
-    rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-    free(tmp);
-    return rc;
-  }
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask); /* mkstemp's 0600 is not what the user would get from > PATH */
-  rc = write_all(fd, path, data, size);
-  if (!rc && fsync(fd)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  if (!rc && rename(tmp, path)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  if (rc) unlink(tmp);
-  free(tmp);
-  return rc;
-}
+/* ---- writing results: each through paths_write, which never replaces a link or a device ---- */
 
 int launch_write_outputs(const launch *l) {
   const run_opts *o = &l->o;
@@ -436,7 +388,7 @@ int launch_write_outputs(const launch *l) {
   int bad = 0;
   for (int i = 0; i < o->nouts; i++) { /* one that cannot be written does not stop the others */
     unsigned k = p->out_index[i];
-    bad |= write_file(p->out_path[i], s->bufs[k], s->args[k].size) != 0;
+    bad |= paths_write(p->out_path[i], s->bufs[k], s->args[k].size) != 0;
   }
   return bad;
 }
@@ -544,7 +496,7 @@ int launch_write_stats(const launch *l, const weft_stats *st, FILE *f) {
   if (!mem) return fail(1, "out of memory");
   json_stats(mem, p, s, st);
   fclose(mem);
-  int rc = write_file(o->value[O_STATS_JSON], text, len);
+  int rc = paths_write(o->value[O_STATS_JSON], text, len);
   free(text);
   return rc;
 }
