@@ -399,22 +399,42 @@ int argspec_parse_out(const char *text, unsigned *index, const char **path, char
 
 static const char marker[] = "// weft-run:";
 
-char *argspec_defaults(const char *source) {
+/* Appends the `add` bytes at s to the result being built in *out (length *len), after a
+ * newline if it is not the first; the line number to *lines (count *n) when wanted. */
+static bool add_line(char **out, size_t *len, const char *s, size_t add, unsigned **lines,
+                     unsigned *n, unsigned lineno) {
+  char *grown = realloc(*out, *len + add + 2);
+  if (!grown) return false;
+  *out = grown;
+  if (*len) grown[(*len)++] = '\n';
+  memcpy(grown + *len, s, add);
+  grown[ *len += add] = 0;
+  if (!lines) return true;
+  if (!(*n & (*n - 1))) { /* full when n is 0 or a power of 2: double */
+    unsigned *more = realloc(*lines, (*n ? 2 * (size_t)*n : 1) * sizeof **lines);
+    if (!more) return false;
+    *lines = more;
+  }
+  (*lines)[(*n)++] = lineno;
+  return true;
+}
+
+char *argspec_defaults(const char *source, unsigned **lines) {
   char *out = NULL;
   size_t len = 0;
-  for (const char *line = source; line && *line;) {
+  unsigned n = 0, lineno = 1;
+  if (lines) *lines = NULL;
+  for (const char *line = source; line && *line; lineno++) {
     const char *end = strchr(line, '\n'), *s = line;
-    size_t n = end ? (size_t)(end - line) : strlen(line);
-    while (s < line + n && (*s == ' ' || *s == '\t')) s++;
-    if ((size_t)(line + n - s) >= sizeof marker - 1 && !memcmp(s, marker, sizeof marker - 1)) {
+    size_t size = end ? (size_t)(end - line) : strlen(line);
+    while (s < line + size && (*s == ' ' || *s == '\t')) s++;
+    if ((size_t)(line + size - s) >= sizeof marker - 1 && !memcmp(s, marker, sizeof marker - 1)) {
       s += sizeof marker - 1;
-      size_t add = (size_t)(line + n - s);
-      char *grown = realloc(out, len + add + 2);
-      if (!grown) return free(out), NULL;
-      out = grown;
-      if (len) out[len++] = ' ';
-      memcpy(out + len, s, add);
-      out[len += add] = 0;
+      if (!add_line(&out, &len, s, (size_t)(line + size - s), lines, &n, lineno)) {
+        free(out);
+        if (lines) free(*lines), *lines = NULL;
+        return NULL;
+      }
     }
     line = end ? end + 1 : NULL;
   }

@@ -89,6 +89,7 @@ typedef struct launch {
   run_plan p;
   run_state s;
   char *defaults, **words;
+  unsigned *word_line; /* the kernel file's line of each of words */
 } launch;
 
 /* Reads the command line and the file's defaults, then makes the plan: -1 to go on, else the

@@ -281,6 +281,97 @@ test_out_long_name() {
   expect_c "$dir/$name254"
 }
 
+# ---- a kernel file's // weft-run: lines are trusted with its launch settings only ----
+
+# k.cl in $dir: `// weft-run: -g 4 --arg i32[4]=zero` on line 1, then $1 (empty: none) on line 2
+defaults_file() {
+  mkdir -p "$dir/k"
+  { echo '// weft-run: -g 4 --arg i32[4]=zero'
+    echo "$1"
+    echo '__kernel void fill(__global int *o) {'
+    echo '#ifdef N'
+    echo '  o[get_global_id(0)] = N;'
+    echo '#endif'
+    echo '}'; } >"$dir/k/k.cl"
+}
+
+# $1 on line 2 is refused with exit 2, file:line and what to do, before anything runs
+refused() {
+  defaults_file "// weft-run: $1"
+  weft "${2:-run}" "$dir/k/k.cl"
+  expect_status 2
+  expect_output "k/k.cl:2: a kernel file may not [^\n]*: pass it on the command line"
+}
+
+test_defaults_refuse_plugin() {
+  refused '--build-options -fplugin=/nonexistent/x.so'
+  expect_output 'may not give --build-options -fplugin=/nonexistent/x.so \(only -D, -U, -I'
+}
+test_defaults_refuse_xclang() { refused '--build-options -Xclang'; }
+test_defaults_refuse_build_output() { refused '--build-options -o/tmp/weft-cli-x'; }
+test_defaults_refuse_preprocess() { refused '--build-options -E'; }
+test_defaults_refuse_wp() { refused "--build-options -Wp,-MD,$dir/deps"; }
+test_defaults_refuse_include_elsewhere() { refused '--build-options -I/usr/include'; }
+test_defaults_refuse_file_arg() {
+  refused "-g 4 --arg i32[4]=file:/etc/passwd"
+  expect_output 'may not read a file outside its folder'
+}
+
+test_defaults_refuse_out() {
+  refused "--out 0=$dir/written"
+  expect_output "may not choose what weft writes \(--out 0=$dir/written\)"
+  [ ! -e "$dir/written" ] || fail "the file's --out was written"
+}
+test_defaults_refuse_stats_json() {
+  refused "--stats-json $dir/written"
+  [ ! -e "$dir/written" ] || fail "the file's --stats-json was written"
+}
+test_defaults_refuse_trace_output() {
+  refused "-o $dir/written" trace
+  [ ! -e "$dir/written" ] || fail "the file's -o was written"
+}
+
+# macros, include folders inside the file's folder, OpenCL and warning options are taken, and
+# --no-defaults still runs a file whose lines are refused
+test_defaults_allowed() {
+  mkdir -p "$dir/k/inc"
+  defaults_file "// weft-run: --build-options -DN=7"
+  { "$WEFT" run "$dir/k/k.cl" --out 0=- | head -c 16 | od -An -td4; } >"$out" 2>&1
+  expect_output '^ +7 +7 +7 +7\n'
+  for opt in "-I$dir/k/inc" "-I$dir/k/inc/../inc" -cl-fast-relaxed-math -w -Wall -UN; do
+    defaults_file "// weft-run: --build-options $opt"
+    weft run "$dir/k/k.cl"
+    expect_status 0
+  done
+  defaults_file '// weft-run: --build-options -fplugin=/nonexistent/x.so'
+  weft run "$dir/k/k.cl" --no-defaults -g 4 --arg 'i32[4]=zero'
+  expect_status 0
+}
+
+# ---- messages for inputs that are not what they should be ----
+
+test_run_error_directory() {
+  weft run "$dir"
+  expect_status 1
+  expect_output "cannot read $dir: it is a directory"
+}
+
+test_cfg_error_directory() {
+  weft cfg "$dir"
+  expect_status 1
+  expect_output "cannot read $dir: it is a directory"
+}
+
+# a source without end stops at the limit, even with --no-defaults (the build would read it)
+test_run_error_source_too_large() {
+  for flag in "" --no-defaults; do
+    status=0
+    timeout 60 "$WEFT" run /dev/zero $flag >"$out" 2>&1 || status=$?
+    expect_status 1
+    expect_output 'cannot read /dev/zero: kernel source too large \(more than 16 MiB\)'
+  done
+}
+
 # ---- running ----
 
 [ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")
