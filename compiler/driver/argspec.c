@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int error(char *err, size_t errsize, const char *fmt, ...) {
   va_list ap;
@@ -278,7 +279,12 @@ static int fill_file(const argspec *spec, void *buf, char *err, size_t errsize) 
   if (!f) return error(err, errsize, "cannot open '%s': %s", spec->path, strerror(errno));
   size_t want = argspec_bytes(spec);
   int rc = 0;
-  if (fseeko(f, 0, SEEK_END) || ftello(f) < 0) {
+  struct stat st;
+  /* A directory opens and "seeks" to a huge end; a device or FIFO has no size to compare. */
+  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    rc = error(err, errsize, "'%s' is %s", spec->path,
+               S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+  } else if (fseeko(f, 0, SEEK_END) || ftello(f) < 0) {
     rc = error(err, errsize, "cannot read '%s': %s", spec->path, strerror(errno));
   } else if ((size_t)ftello(f) != want) {
     rc = error(err, errsize, "'%s' has %lld bytes but %s[%zu] needs %zu", spec->path,

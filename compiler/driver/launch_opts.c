@@ -209,9 +209,9 @@ int launch_parse_unsigned(const launch *l, int opt, unsigned *out) {
   if (!s) return 0;
   errno = 0;
   unsigned long v = strtoul(s, &end, 10);
-  if (end == s || *end || *s == '-' || errno || v > 1u << 20)
-    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s,
-                1u << 20);
+  unsigned max = opt == O_THREADS ? WEFT_MAX_THREADS : 1u << 20;
+  if (end == s || *end || *s == '-' || errno || v > max)
+    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s, max);
   *out = (unsigned)v;
   return 0;
 }

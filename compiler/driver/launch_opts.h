@@ -101,7 +101,8 @@ int launch_prepare(launch *l);
 int launch_fill_args(launch *l);
 void launch_free(launch *l);
 
-/* Option `opt` as a number from 0 to 2^20 into *out; unset leaves *out alone. */
+/* Option `opt` as a number from 0 to 2^20 (to WEFT_MAX_THREADS for --threads) into *out;
+ * unset leaves *out alone. */
 int launch_parse_unsigned(const launch *l, int opt, unsigned *out);
 /* "weft: WHAT failed: REASON (STATUS)", with weft_last_error as the reason. */
 int launch_fail_status(const launch *l, weft_status st, const char *what);

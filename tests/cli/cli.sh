@@ -372,6 +372,18 @@ test_run_error_source_too_large() {
   done
 }
 
+test_run_error_file_arg_directory() {
+  weft run "$vadd" -g 4 --arg "f32[4]=file:$dir" --arg 'f32[4]=zero' --arg 'f32[4]=zero'
+  expect_status 1
+  expect_output "'$dir' is a directory"
+}
+
+test_run_error_threads() {
+  weft run "$vadd" --threads 1048577
+  expect_status 2
+  expect_output "--threads '1048577' is not a number from 0 to 1024\n"
+}
+
 # ---- running ----
 
 [ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")

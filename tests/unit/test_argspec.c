@@ -287,6 +287,9 @@ static void test_fill_file(void **state) {
   s = parse_ok("u8[1]=file:/nonexistent/weft");
   assert_int_equal(argspec_fill(&s, buf, err, sizeof err), -1);
   assert_non_null(strstr(err, "cannot open '/nonexistent/weft'"));
+  s = parse_ok("u8[1]=file:/tmp"); /* not "has 9223372036854775807 bytes" */
+  assert_int_equal(argspec_fill(&s, buf, err, sizeof err), -1);
+  assert_non_null(strstr(err, "'/tmp' is a directory"));
 }
 
 static weft_arg_info info(weft_arg_kind kind, weft_type type, unsigned width, size_t size) {
