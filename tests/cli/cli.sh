@@ -308,7 +308,10 @@ test_defaults_refuse_plugin() {
   expect_output 'may not give --build-options -fplugin=/nonexistent/x.so \(only -D, -U, -I'
 }
 test_defaults_refuse_xclang() { refused '--build-options -Xclang'; }
-test_defaults_refuse_build_output() { refused '--build-options -o/tmp/weft-cli-x'; }
+test_defaults_refuse_build_output() {
+  refused "--build-options -o$dir/built"
+  [ ! -e "$dir/built" ] || fail "clang wrote the file's -o"
+}
 test_defaults_refuse_preprocess() { refused '--build-options -E'; }
 test_defaults_refuse_wp() { refused "--build-options -Wp,-MD,$dir/deps"; }
 test_defaults_refuse_include_elsewhere() { refused '--build-options -I/usr/include'; }
