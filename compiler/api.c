@@ -78,8 +78,8 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cpus > 0 ? (unsigned)cpus : 1;
   }
-  if (o->threads > 1024)
-    return snprintf(why, n, "threads must be 1..1024, not %u", o->threads),
+  if (o->threads > WEFT_MAX_THREADS)
+    return snprintf(why, n, "threads must be 1..%u, not %u", WEFT_MAX_THREADS, o->threads),
            WEFT_ERROR_INVALID_VALUE;
   if (!o->warp) o->warp = 32;
   if (!valid_width(o->warp))

@@ -43,8 +43,9 @@ typedef struct weft_kernel weft_kernel;
 WEFT_API const char *weft_status_name(weft_status status);
 
 /* ---- contexts ---- */
+#define WEFT_MAX_THREADS 1024 /* the most worker threads a context may have */
 typedef struct weft_options {
-  unsigned threads;   /* worker threads; 0: one per online CPU */
+  unsigned threads;   /* worker threads, at most WEFT_MAX_THREADS; 0: one per online CPU */
   const char *policy; /* reconvergence policy: "stack" (NULL: "stack"), "mp", "mp-orec", "pc" */
   unsigned warp;      /* W, work-items per warp: 4, 8, 16, 32 or 64; 0: 32 */
   unsigned lanes; /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */

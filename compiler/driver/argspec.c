@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int error(char *err, size_t errsize, const char *fmt, ...) {
   va_list ap;
@@ -278,7 +279,12 @@ static int fill_file(const argspec *spec, void *buf, char *err, size_t errsize) 
   if (!f) return error(err, errsize, "cannot open '%s': %s", spec->path, strerror(errno));
   size_t want = argspec_bytes(spec);
   int rc = 0;
-  if (fseeko(f, 0, SEEK_END) || ftello(f) < 0) {
+  struct stat st;
+  /* A directory opens and "seeks" to a huge end; a device or FIFO has no size to compare. */
+  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    rc = error(err, errsize, "'%s' is %s", spec->path,
+               S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+  } else if (fseeko(f, 0, SEEK_END) || ftello(f) < 0) {
     rc = error(err, errsize, "cannot read '%s': %s", spec->path, strerror(errno));
   } else if ((size_t)ftello(f) != want) {
     rc = error(err, errsize, "'%s' has %lld bytes but %s[%zu] needs %zu", spec->path,
@@ -399,22 +405,42 @@ int argspec_parse_out(const char *text, unsigned *index, const char **path, char
 
 static const char marker[] = "// weft-run:";
 
-char *argspec_defaults(const char *source) {
+/* Appends the `add` bytes at s to the result being built in *out (length *len), after a
+ * newline if it is not the first; the line number to *lines (count *n) when wanted. */
+static bool add_line(char **out, size_t *len, const char *s, size_t add, unsigned **lines,
+                     unsigned *n, unsigned lineno) {
+  char *grown = realloc(*out, *len + add + 2);
+  if (!grown) return false;
+  *out = grown;
+  if (*len) grown[(*len)++] = '\n';
+  memcpy(grown + *len, s, add);
+  grown[ *len += add] = 0;
+  if (!lines) return true;
+  if (!(*n & (*n - 1))) { /* full when n is 0 or a power of 2: double */
+    unsigned *more = realloc(*lines, (*n ? 2 * (size_t)*n : 1) * sizeof **lines);
+    if (!more) return false;
+    *lines = more;
+  }
+  (*lines)[(*n)++] = lineno;
+  return true;
+}
+
+char *argspec_defaults(const char *source, unsigned **lines) {
   char *out = NULL;
   size_t len = 0;
-  for (const char *line = source; line && *line;) {
+  unsigned n = 0, lineno = 1;
+  if (lines) *lines = NULL;
+  for (const char *line = source; line && *line; lineno++) {
     const char *end = strchr(line, '\n'), *s = line;
-    size_t n = end ? (size_t)(end - line) : strlen(line);
-    while (s < line + n && (*s == ' ' || *s == '\t')) s++;
-    if ((size_t)(line + n - s) >= sizeof marker - 1 && !memcmp(s, marker, sizeof marker - 1)) {
+    size_t size = end ? (size_t)(end - line) : strlen(line);
+    while (s < line + size && (*s == ' ' || *s == '\t')) s++;
+    if ((size_t)(line + size - s) >= sizeof marker - 1 && !memcmp(s, marker, sizeof marker - 1)) {
       s += sizeof marker - 1;
-      size_t add = (size_t)(line + n - s);
-      char *grown = realloc(out, len + add + 2);
-      if (!grown) return free(out), NULL;
-      out = grown;
-      if (len) out[len++] = ' ';
-      memcpy(out + len, s, add);
-      out[len += add] = 0;
+      if (!add_line(&out, &len, s, (size_t)(line + size - s), lines, &n, lineno)) {
+        free(out);
+        if (lines) free(*lines), *lines = NULL;
+        return NULL;
+      }
     }
     line = end ? end + 1 : NULL;
   }

@@ -76,9 +76,11 @@ int argspec_parse_out(const char *text, unsigned *index, const char **path, char
                       size_t errsize);
 
 /* ---- // weft-run: ---- */
-/* The options of every line of `source` that starts (after blanks) with "// weft-run:", joined
- * by spaces in file order; a malloc'd string, or NULL when there is no such line. */
-char *argspec_defaults(const char *source);
+/* The options of every line of `source` that starts (after blanks) with "// weft-run:", one
+ * line each, joined by newlines in file order; a malloc'd string, or NULL when there is no such
+ * line. When `lines` is not NULL, *lines gets a malloc'd array of their line numbers in source
+ * (from 1): line k of the result is line (*lines)[k] of source, for messages. */
+char *argspec_defaults(const char *source, unsigned **lines);
 /* Splits `line` in place at blanks (no quoting, no escapes), storing at most max words; returns
  * the number of words, or -1 if there were more than max. */
 int argspec_split(char *line, char **words, int max);

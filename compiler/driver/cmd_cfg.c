@@ -5,6 +5,7 @@
 
 #include "compiler.h"
 #include "driver.h"
+#include "paths.h"
 
 static const char usage[] =
     "usage: weft cfg FILE.cl [-k KERNEL] [--dot | --json] [--divergence] [--build-options OPTS]\n"
@@ -81,6 +82,9 @@ int cmd_cfg(int argc, char **argv) {
   cfg_opts o = {0};
   int rc = parse(argc, argv, &o);
   if (rc >= 0) return rc;
+  char *text = paths_read_kernel(o.file); /* a directory or /dev/zero: a clear message */
+  if (!text) return 1;
+  free(text);
   LLVMContextRef ctx = LLVMContextCreate();
   frontend_result fr;
   weft_status st = pipeline_front_end(ctx, o.file, NULL, o.build_options, NULL, &fr);

@@ -4,13 +4,14 @@
  *
  * The launch options, the build and the arguments are launch_opts.c's. The steps come from
  * weft_kernel_launch_traced into a trace_rec (trace_out.c), which is written when the launch
- * is over: as text, JSON lines or SVG, to stdout or to -o PATH (written whole through a
- * temporary file, or not at all). */
+ * is over: as text, JSON lines or SVG, to stdout or to -o PATH (paths_write: a file is
+ * written whole or not at all, a link or a device is written through, never replaced). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
 #include "launch_opts.h"
+#include "paths.h"
 #include "trace_out.h"
 
 static const char usage[] =
@@ -125,9 +126,7 @@ static int write_trace(const launch *l, const trace_args *t, const trace_rec *r)
   else trace_write_svg(mem, r);
   int rc = fclose(mem) ? fail(1, "out of memory") : 0;
   const char *path = l->o.value[O_OUTPUT];
-  if (!rc && path) rc = write_file(path, text, len);
-  else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout)))
-    rc = fail(1, "cannot write the trace to stdout");
+  if (!rc) rc = paths_write(path ? path : "-", text, len);
   free(text);
   if (!rc && r->truncated)
     fprintf(stderr,

@@ -4,19 +4,24 @@
  * `// weft-run:` line fills in what the command line left unset), turn the option texts into
  * weft_options / weft_ndrange / argspecs, build the program, check the specs against the
  * kernel's signature, allocate and fill the buffers; after the command's launch, write the
- * --out files (each through a temporary file and rename, so a failure never leaves a
- * half-written file in place of the user's) and the stats. Option texts are kept as strings
- * until after the merge so that "set on the command line" is simply "not NULL". */
+ * --out files and the stats (paths_write: a failure never leaves a half-written file in place
+ * of the user's, and a link or a device is written through, never replaced). Option texts
+ * are kept as strings until after the merge so that "set on the command line" is simply "not
+ * NULL".
+ *
+ * A kernel file may come from anyone, so its weft-run lines are trusted with its launch
+ * settings only (file_may_set): nothing in them may name a file to write, and of build
+ * options only those that define macros, add include folders inside the file's own folder, or
+ * set OpenCL and warning flags; the rest is refused, naming the file and line. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "driver.h"
 #include "launch_opts.h"
+#include "paths.h"
 
 const char *const opt_names[NOPTS] = {
     [O_KERNEL] = "-k",
@@ -46,21 +51,83 @@ static int value_opt(const char *word) {
   return -1;
 }
 
-/* Reads words[0..n) into o. `origin` is NULL for the command line, else the kernel file whose
- * weft-run line the words come from (where a file name, --help and --no-defaults make no
- * sense). Returns -1 to go on, or an exit code. */
+/* Where the words of parse_words come from: the command line (file NULL) or a kernel file's
+ * weft-run lines, words[i] from line[i] of `file`, whose folder is `folder`. */
+typedef struct origin {
+  const char *file, *folder;
+  const unsigned *line;
+} origin;
+
+/* Whether a kernel file may give this clang option: macros, include folders inside its own
+ * folder, OpenCL options, warnings. -Wa,/-Wl,/-Wp, hand options on to other tools
+ * (-Wp,-MD,PATH writes a file), so a -W with a comma is refused. Everything else (-fplugin=,
+ * -Xclang, -o, -E, ...) can load code, write files or change what weft gets back. */
+static bool trusted_build_option(const char *opt, const char *folder) {
+  if ((!strncmp(opt, "-D", 2) || !strncmp(opt, "-U", 2)) && opt[2]) return true;
+  if (!strncmp(opt, "-I", 2) && opt[2]) return paths_inside(folder, opt + 2);
+  if (!strncmp(opt, "-cl-", 4) || !strcmp(opt, "-w")) return true;
+  return !strncmp(opt, "-W", 2) && opt[2] && !strchr(opt, ',');
+}
+
+/* Whether --build-options `value`, from a kernel file, holds only trusted options; *bad is
+ * the first that is not (pointing into a copy, `copy`, that the caller frees). */
+static bool trusted_build_options(const char *value, const char *folder, char **copy,
+                                  const char **bad) {
+  char *opts[256];
+  int n = (*copy = strdup(value)) ? argspec_split(*copy, opts, 256) : -1;
+  *bad = n < 0 ? value : NULL;
+  for (int i = 0; i < n && !*bad; i++)
+    if (!trusted_build_option(opts[i], folder)) *bad = opts[i];
+  return !*bad;
+}
+
+/* Whether a kernel file may set option `opt` to `val` (words[i], words[i + 1]): -1 if so, else
+ * the exit code after saying why, with its file:line and what to do instead. */
+static int file_may_set(const launch_cmd *cmd, const origin *from, int i, const char *opt,
+                        const char *val) {
+  const char *file = strstr(val, "=file:"), *bad; /* TYPE[N]=file:PATH */
+  char *copy = NULL, why[512] = "";
+  if (!strcmp(opt, "--out") || !strcmp(opt, "--stats-json") || !strcmp(opt, "-o"))
+    snprintf(why, sizeof why, "choose what weft writes (%s %.200s)", opt, val);
+  else if (!strcmp(opt, "--build-options") &&
+           !trusted_build_options(val, from->folder, &copy, &bad))
+    snprintf(why, sizeof why,
+             "give --build-options %.200s (only -D, -U, -I inside its folder, "
+             "-cl-*, -w, -W...)",
+             bad);
+  else if (!strcmp(opt, "--arg") && file && !paths_inside(from->folder, file + 6))
+    snprintf(why, sizeof why, "read a file outside its folder (--arg %.200s)", val);
+  free(copy);
+  if (!*why) return -1;
+  return fail(2,
+              "%s: %s:%u: a kernel file may not %s: pass it on the command line or use "
+              "--no-defaults",
+              cmd->name, from->file, from->line[i], why);
+}
+
+/* "FILE:LINE: " for a word from a kernel file, "" for one from the command line. */
+static const char *where(char *buf, size_t size, const origin *from, int i) {
+  if (!from) return "";
+  snprintf(buf, size, "%s:%u: ", from->file, from->line[i]);
+  return buf;
+}
+
+/* Reads words[0..n) into o. `from` is NULL for the command line, else the kernel file whose
+ * weft-run lines the words come from (where a file name, --help and --no-defaults make no
+ * sense, and some options are refused: file_may_set). Returns -1 to go on, or an exit code. */
 static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
-                       const char *origin) {
-  char where[512] = ""; /* says where a bad word came from, if not the command line */
-  if (origin) snprintf(where, sizeof where, "weft-run line of %s: ", origin);
-  for (int i = 0; i < n; i++) {
+                       const origin *from) {
+  char at[512];
+  for (int i = 0, rc; i < n; i++) {
     const char *w = words[i];
     int v = value_opt(w);
-    if (!origin && (!strcmp(w, "--help") || !strcmp(w, "-h"))) return fputs(cmd->usage, stdout), 0;
+    if (!from && (!strcmp(w, "--help") || !strcmp(w, "-h"))) return fputs(cmd->usage, stdout), 0;
     if (v >= 0 || !strcmp(w, "--arg") || !strcmp(w, "--out")) {
-      if (i + 1 == n) return fail(2, "%s: %s%s needs a value", cmd->name, where, w);
+      if (i + 1 == n)
+        return fail(2, "%s: %s%s needs a value", cmd->name, where(at, sizeof at, from, i), w);
       const char *val = words[++i];
-      if (v >= 0 && !(cmd->takes & OPT(v)) && !origin)
+      if (from && (rc = file_may_set(cmd, from, i - 1, w, val)) >= 0) return rc;
+      if (v >= 0 && !(cmd->takes & OPT(v)) && !from)
         return fail(2, "%s: %s is not an option of weft %s (see `weft %s --help`)", cmd->name, w,
                     cmd->name, cmd->name);
       if (v >= 0 && !(cmd->takes & OPT(v))) continue; /* another command's, in the file */
@@ -71,13 +138,14 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
       o->stats = true;
     } else if (!strcmp(w, "--policy-in-code")) {
       o->policy_in_code = true;
-    } else if (!origin && !strcmp(w, "--no-defaults")) {
+    } else if (!from && !strcmp(w, "--no-defaults")) {
       o->no_defaults = true;
     } else if (w[0] == '-' && w[1]) {
-      return fail(2, "%s: %sunknown option '%s' (see `weft %s --help`)", cmd->name, where, w,
-                  cmd->name);
-    } else if (origin || o->file) {
-      return fail(2, "%s: %sunexpected '%s' (one FILE.cl only)", cmd->name, where, w);
+      return fail(2, "%s: %sunknown option '%s' (see `weft %s --help`)", cmd->name,
+                  where(at, sizeof at, from, i), w, cmd->name);
+    } else if (from || o->file) {
+      return fail(2, "%s: %sunexpected '%s' (one FILE.cl only)", cmd->name,
+                  where(at, sizeof at, from, i), w);
     } else {
       o->file = w;
     }
@@ -103,41 +171,33 @@ static void merge(run_opts *o, const run_opts *f) {
   o->policy_in_code |= f->policy_in_code;
 }
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  char buf[65536];
-  size_t n;
-  while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, mem);
-  bool bad = ferror(f) || !mem;
-  fclose(f);
-  if (mem) fclose(mem);
-  if (bad) {
-    free(text);
-    errno = EIO;
-    return NULL;
-  }
-  return text;
-}
-
-/* Reads FILE's weft-run lines into `f` (words point into *buf, which the caller frees). */
-static int read_defaults(const launch_cmd *cmd, const run_opts *o, run_opts *f, char **buf,
-                         char ***words) {
-  char *text = read_text(o->file);
-  if (!text) return fail(1, "cannot read %s: %s", o->file, strerror(errno));
-  *buf = argspec_defaults(text);
-  free(text);
-  if (!*buf) return -1;
-  int max = (int)(strlen(*buf) / 2 + 1); /* words are separated by blanks */
-  *words = calloc((size_t)max, sizeof **words);
+/* Reads the weft-run lines of the kernel file's `text` into l->f: the words point into
+ * l->defaults, and l->word_line gives each one's line, for messages. */
+static int read_defaults(launch *l, const char *text) {
+  run_opts *f = &l->f;
+  unsigned *lines = NULL;
+  if (!(l->defaults = argspec_defaults(text, &lines))) return -1;
+  int max = (int)(strlen(l->defaults) / 2 + 1), n = 0; /* words are separated by blanks */
+  l->words = calloc((size_t)max, sizeof *l->words);
+  l->word_line = calloc((size_t)max, sizeof *l->word_line);
   f->args = calloc((size_t)max, sizeof *f->args);
   f->outs = calloc((size_t)max, sizeof *f->outs);
-  if (!*words || !f->args || !f->outs) return fail(1, "out of memory");
-  int n = argspec_split(*buf, *words, max);
-  return parse_words(cmd, n, *words, f, o->file);
+  char *folder = paths_folder(l->o.file);
+  int rc = l->words && l->word_line && f->args && f->outs && folder ? -1 : fail(1, "out of memory");
+  /* one line of l->defaults per weft-run line */
+  char *line = rc < 0 ? l->defaults : NULL;
+  for (unsigned k = 0; line; k++) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    int m = argspec_split(line, l->words + n, max - n);
+    for (int j = 0; j < m; j++) l->word_line[n + j] = lines[k];
+    n += m > 0 ? m : 0;
+    line = nl ? nl + 1 : NULL;
+  }
+  origin from = {l->o.file, folder, l->word_line};
+  if (rc < 0) rc = parse_words(l->cmd, n, l->words, f, &from);
+  free(lines), free(folder);
+  return rc;
 }
 
 /* ---- turning option texts into a plan ---- */
@@ -149,9 +209,9 @@ int launch_parse_unsigned(const launch *l, int opt, unsigned *out) {
   if (!s) return 0;
   errno = 0;
   unsigned long v = strtoul(s, &end, 10);
-  if (end == s || *end || *s == '-' || errno || v > 1u << 20)
-    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s,
-                1u << 20);
+  unsigned max = opt == O_THREADS ? WEFT_MAX_THREADS : 1u << 20;
+  if (end == s || *end || *s == '-' || errno || v > max)
+    return fail(2, "%s: %s '%s' is not a number from 0 to %u", cmd->name, opt_names[opt], s, max);
   *out = (unsigned)v;
   return 0;
 }
@@ -379,55 +439,7 @@ int launch_fill_args(launch *l) {
   return 0;
 }
 
-/* ---- writing results ---- */
-
-static int write_all(int fd, const char *path, const char *p, size_t size) {
-  while (size) {
-    ssize_t w = write(fd, p, size);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
-    p += w, size -= (size_t)w;
-  }
-  return 0;
-}
-
-/* A path that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO) is written
- * in place: renaming a file over it would replace the device. */
-static int write_special(const char *path, const void *data, size_t size) {
-  int fd = open(path, O_WRONLY), rc = 0;
-  if (fd < 0) return fail(1, "cannot write %s: %s", path, strerror(errno));
-  rc = write_all(fd, path, data, size);
-  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  return rc;
-}
-
-/* The temporary file is in the same directory as path, so that rename() does not cross file
- * systems. */
-int write_file(const char *path, const void *data, size_t size) {
-  struct stat info;
-  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) return write_special(path, data, size);
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 8);
-  if (!tmp) return fail(1, "out of memory");
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".XXXXXX", 8);
-  int fd = mkstemp(tmp), rc = 0;
-  if (fd < 0) {
-    rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-    free(tmp);
-    return rc;
-  }
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask); /* mkstemp's 0600 is not what the user would get from > PATH */
-  rc = write_all(fd, path, data, size);
-  if (!rc && fsync(fd)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  if (close(fd) && !rc) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  if (!rc && rename(tmp, path)) rc = fail(1, "cannot write %s: %s", path, strerror(errno));
-  if (rc) unlink(tmp);
-  free(tmp);
-  return rc;
-}
+/* ---- writing results: each through paths_write, which never replaces a link or a device ---- */
 
 int launch_write_outputs(const launch *l) {
   const run_opts *o = &l->o;
@@ -436,7 +448,7 @@ int launch_write_outputs(const launch *l) {
   int bad = 0;
   for (int i = 0; i < o->nouts; i++) { /* one that cannot be written does not stop the others */
     unsigned k = p->out_index[i];
-    bad |= write_file(p->out_path[i], s->bufs[k], s->args[k].size) != 0;
+    bad |= paths_write(p->out_path[i], s->bufs[k], s->args[k].size) != 0;
   }
   return bad;
 }
@@ -544,7 +556,7 @@ int launch_write_stats(const launch *l, const weft_stats *st, FILE *f) {
   if (!mem) return fail(1, "out of memory");
   json_stats(mem, p, s, st);
   fclose(mem);
-  int rc = write_file(o->value[O_STATS_JSON], text, len);
+  int rc = paths_write(o->value[O_STATS_JSON], text, len);
   free(text);
   return rc;
 }
@@ -559,8 +571,14 @@ static int read_options(launch *l, int argc, char **argv) {
   if (!o->args || !o->outs) return fail(1, "out of memory");
   int rc = parse_words(l->cmd, argc - 1, argv + 1, o, NULL);
   if (rc < 0 && !o->file) rc = fail(2, "%s: no input file\n%s", l->cmd->name, l->cmd->usage);
-  if (rc >= 0 || o->no_defaults) return rc;
-  if ((rc = read_defaults(l->cmd, o, f, &l->defaults, &l->words)) >= 0 || !l->defaults) return rc;
+  if (rc >= 0) return rc;
+  /* Read here even with --no-defaults: a directory, or a source without end (/dev/zero), is
+   * refused with a clear message before the build meets it. */
+  char *text = paths_read_kernel(o->file);
+  if (!text) return 1;
+  rc = o->no_defaults ? -1 : read_defaults(l, text);
+  free(text);
+  if (rc >= 0 || !l->defaults) return rc;
   /* o's arrays have room for argc words; the file's lists may be longer. */
   const char **a = realloc(o->args, sizeof *a * (size_t)(argc + f->nargs));
   if (a) o->args = a;
@@ -622,5 +640,5 @@ void launch_free(launch *l) {
   if (s->ctx) weft_context_release(s->ctx);
   free(l->p.specs), free(l->p.out_index), free(l->p.out_path);
   free(l->o.args), free(l->o.outs), free(l->f.args), free(l->f.outs);
-  free(l->defaults), free(l->words);
+  free(l->defaults), free(l->words), free(l->word_line);
 }

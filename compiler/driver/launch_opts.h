@@ -89,6 +89,7 @@ typedef struct launch {
   run_plan p;
   run_state s;
   char *defaults, **words;
+  unsigned *word_line; /* the kernel file's line of each of words */
 } launch;
 
 /* Reads the command line and the file's defaults, then makes the plan: -1 to go on, else the
@@ -100,19 +101,17 @@ int launch_prepare(launch *l);
 int launch_fill_args(launch *l);
 void launch_free(launch *l);
 
-/* Option `opt` as a number from 0 to 2^20 into *out; unset leaves *out alone. */
+/* Option `opt` as a number from 0 to 2^20 (to WEFT_MAX_THREADS for --threads) into *out;
+ * unset leaves *out alone. */
 int launch_parse_unsigned(const launch *l, int opt, unsigned *out);
 /* "weft: WHAT failed: REASON (STATUS)", with weft_last_error as the reason. */
 int launch_fail_status(const launch *l, weft_status st, const char *what);
 /* The --out buffers: each one that can be written is, even when another cannot; 1 if any
- * failed. */
+ * failed. Every output goes through paths_write (paths.h). */
 int launch_write_outputs(const launch *l);
 /* The stats: printed to `f` when --stats is on, written to --stats-json PATH when given. */
 int launch_write_stats(const launch *l, const weft_stats *st, FILE *f);
 
-/* Writes data to path through a temporary file and rename(): path ends up either as it was or
- * with all of data. */
-int write_file(const char *path, const void *data, size_t size);
 void json_string(FILE *f, const char *s);
 
 #endif

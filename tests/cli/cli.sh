@@ -174,6 +174,219 @@ test_run_div_no_guard() {
     fail "a vector division by a computed divisor"
 }
 
+# ---- outputs: a file is replaced whole; a link, a device or stdout is written through, never
+# replaced (as root, `-o /dev/stdout` once replaced the machine's /dev/stdout) ----
+
+# vector_add of iota and iota over 4 work-items: c is 0 2 4 6
+vadd4="$vadd -g 4 --arg f32[4]=iota --arg f32[4]=iota --arg f32[4]=zero --no-defaults"
+expect_c() { [ "$(od -An -tf4 "$1" | tr -s ' ')" = " 0 2 4 6" ] || fail "$1 does not hold c"; }
+
+test_out_symlink() {
+  echo old >"$dir/target"
+  ln -s target "$dir/link"
+  weft run $vadd4 --out 2="$dir/link"
+  expect_status 0
+  [ -L "$dir/link" ] || fail "the link was replaced"
+  expect_c "$dir/target"
+}
+
+# a link to a file that does not exist yet: the file is created where the link points
+test_out_symlink_dangling() {
+  mkdir "$dir/sub"
+  ln -s sub/new "$dir/link"
+  weft run $vadd4 --out 2="$dir/link"
+  expect_status 0
+  [ -L "$dir/link" ] || fail "the link was replaced"
+  expect_c "$dir/sub/new"
+}
+
+test_stats_json_symlink() {
+  : >"$dir/stats.json"
+  ln -s stats.json "$dir/link"
+  weft run $vadd4 --stats-json "$dir/link"
+  expect_status 0
+  [ -L "$dir/link" ] || fail "the link was replaced"
+  grep -q '"kernel": "vector_add"' "$dir/stats.json" || fail "the stats are not in the target"
+}
+
+test_trace_out_symlink() {
+  : >"$dir/trace.txt"
+  ln -s trace.txt "$dir/link"
+  weft trace "$samples/teaching/mp_fig2.cl" --warp 4 --lanes 4 -o "$dir/link"
+  expect_status 0
+  [ -L "$dir/link" ] || fail "the link was replaced"
+  grep -q "^trace of kernel 'mp_fig2'" "$dir/trace.txt" || fail "the trace is not in the target"
+}
+
+# /dev/stdout is a link to /proc/self/fd/1; one of our own in $dir stands for it: written in
+# place through the descriptor, so stdout opened with >> is appended to and nothing is replaced
+test_trace_out_stdout_link() {
+  ln -s /proc/self/fd/1 "$dir/stdout"
+  echo before >"$dir/log"
+  "$WEFT" trace "$samples/teaching/mp_fig2.cl" --warp 4 --lanes 4 -o "$dir/stdout" \
+    >>"$dir/log" 2>"$out" || fail "weft trace failed"
+  [ -L "$dir/stdout" ] || fail "the link to /proc/self/fd/1 was replaced"
+  [ "$(head -1 "$dir/log")" = before ] || fail "the log was replaced, not appended to"
+  grep -q "^trace of kernel 'mp_fig2'" "$dir/log" || fail "the trace is not in the log"
+}
+
+# a FIFO is written in place (a device would be too; none of the machine's is used here)
+test_out_fifo() {
+  mkfifo "$dir/fifo" || fail "mkfifo failed"
+  cat "$dir/fifo" >"$dir/got" &
+  weft run $vadd4 --out 2="$dir/fifo"
+  expect_status 0
+  wait
+  [ -p "$dir/fifo" ] || fail "the FIFO was replaced"
+  expect_c "$dir/got"
+}
+
+test_out_stdout_dash() {
+  { "$WEFT" run $vadd4 --out 2=- | head -c 16 | od -An -tf4; } >"$out" 2>&1
+  expect_output '^ +0 +2 +4 +6\n'
+}
+
+test_out_directory() {
+  weft run $vadd4 --out 2="$dir"
+  expect_status 1
+  expect_output "cannot write $dir: it is a directory"
+}
+
+# root may write any file, but a read-only one is its owner's wish: not replaced
+test_out_read_only() {
+  echo keep >"$dir/ro"
+  chmod 444 "$dir/ro"
+  weft run $vadd4 --out 2="$dir/ro"
+  expect_status 1
+  expect_output "cannot write $dir/ro: it is read-only"
+  [ "$(cat "$dir/ro")" = keep ] || fail "the read-only file was replaced"
+}
+
+# a replaced file keeps its mode; the temporary file beside it is gone
+test_out_keeps_mode() {
+  : >"$dir/c.bin"
+  chmod 600 "$dir/c.bin"
+  weft run $vadd4 --out 2="$dir/c.bin"
+  expect_status 0
+  expect_c "$dir/c.bin"
+  [ "$(stat -c %a "$dir/c.bin")" = 600 ] || fail "the mode is $(stat -c %a "$dir/c.bin")"
+  [ "$(ls -A "$dir" | wc -l)" = 2 ] || fail "more files than output and c.bin: $(ls -A "$dir")"
+}
+
+# the temporary file's name must fit NAME_MAX (255) too
+test_out_long_name() {
+  name254=$(printf '%0254d' 0)
+  weft run $vadd4 --out 2="$dir/$name254"
+  expect_status 0
+  expect_c "$dir/$name254"
+}
+
+# ---- a kernel file's // weft-run: lines are trusted with its launch settings only ----
+
+# k.cl in $dir: `// weft-run: -g 4 --arg i32[4]=zero` on line 1, then $1 (empty: none) on line 2
+defaults_file() {
+  mkdir -p "$dir/k"
+  { echo '// weft-run: -g 4 --arg i32[4]=zero'
+    echo "$1"
+    echo '__kernel void fill(__global int *o) {'
+    echo '#ifdef N'
+    echo '  o[get_global_id(0)] = N;'
+    echo '#endif'
+    echo '}'; } >"$dir/k/k.cl"
+}
+
+# $1 on line 2 is refused with exit 2, file:line and what to do, before anything runs
+refused() {
+  defaults_file "// weft-run: $1"
+  weft "${2:-run}" "$dir/k/k.cl"
+  expect_status 2
+  expect_output "k/k.cl:2: a kernel file may not [^\n]*: pass it on the command line"
+}
+
+test_defaults_refuse_plugin() {
+  refused '--build-options -fplugin=/nonexistent/x.so'
+  expect_output 'may not give --build-options -fplugin=/nonexistent/x.so \(only -D, -U, -I'
+}
+test_defaults_refuse_xclang() { refused '--build-options -Xclang'; }
+test_defaults_refuse_build_output() {
+  refused "--build-options -o$dir/built"
+  [ ! -e "$dir/built" ] || fail "clang wrote the file's -o"
+}
+test_defaults_refuse_preprocess() { refused '--build-options -E'; }
+test_defaults_refuse_wp() { refused "--build-options -Wp,-MD,$dir/deps"; }
+test_defaults_refuse_include_elsewhere() { refused '--build-options -I/usr/include'; }
+test_defaults_refuse_file_arg() {
+  refused "-g 4 --arg i32[4]=file:/etc/passwd"
+  expect_output 'may not read a file outside its folder'
+}
+
+test_defaults_refuse_out() {
+  refused "--out 0=$dir/written"
+  expect_output "may not choose what weft writes \(--out 0=$dir/written\)"
+  [ ! -e "$dir/written" ] || fail "the file's --out was written"
+}
+test_defaults_refuse_stats_json() {
+  refused "--stats-json $dir/written"
+  [ ! -e "$dir/written" ] || fail "the file's --stats-json was written"
+}
+test_defaults_refuse_trace_output() {
+  refused "-o $dir/written" trace
+  [ ! -e "$dir/written" ] || fail "the file's -o was written"
+}
+
+# macros, include folders inside the file's folder, OpenCL and warning options are taken, and
+# --no-defaults still runs a file whose lines are refused
+test_defaults_allowed() {
+  mkdir -p "$dir/k/inc"
+  defaults_file "// weft-run: --build-options -DN=7"
+  { "$WEFT" run "$dir/k/k.cl" --out 0=- | head -c 16 | od -An -td4; } >"$out" 2>&1
+  expect_output '^ +7 +7 +7 +7\n'
+  for opt in "-I$dir/k/inc" "-I$dir/k/inc/../inc" -cl-fast-relaxed-math -w -Wall -UN; do
+    defaults_file "// weft-run: --build-options $opt"
+    weft run "$dir/k/k.cl"
+    expect_status 0
+  done
+  defaults_file '// weft-run: --build-options -fplugin=/nonexistent/x.so'
+  weft run "$dir/k/k.cl" --no-defaults -g 4 --arg 'i32[4]=zero'
+  expect_status 0
+}
+
+# ---- messages for inputs that are not what they should be ----
+
+test_run_error_directory() {
+  weft run "$dir"
+  expect_status 1
+  expect_output "cannot read $dir: it is a directory"
+}
+
+test_cfg_error_directory() {
+  weft cfg "$dir"
+  expect_status 1
+  expect_output "cannot read $dir: it is a directory"
+}
+
+# a source without end stops at the limit, even with --no-defaults (the build would read it)
+test_run_error_source_too_large() {
+  for flag in "" --no-defaults; do
+    status=0
+    timeout 60 "$WEFT" run /dev/zero $flag >"$out" 2>&1 || status=$?
+    expect_status 1
+    expect_output 'cannot read /dev/zero: kernel source too large \(more than 16 MiB\)'
+  done
+}
+
+test_run_error_file_arg_directory() {
+  weft run "$vadd" -g 4 --arg "f32[4]=file:$dir" --arg 'f32[4]=zero' --arg 'f32[4]=zero'
+  expect_status 1
+  expect_output "'$dir' is a directory"
+}
+
+test_run_error_threads() {
+  weft run "$vadd" --threads 1048577
+  expect_status 2
+  expect_output "--threads '1048577' is not a number from 0 to 1024\n"
+}
+
 # ---- running ----
 
 [ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")

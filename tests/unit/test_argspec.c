@@ -287,6 +287,9 @@ static void test_fill_file(void **state) {
   s = parse_ok("u8[1]=file:/nonexistent/weft");
   assert_int_equal(argspec_fill(&s, buf, err, sizeof err), -1);
   assert_non_null(strstr(err, "cannot open '/nonexistent/weft'"));
+  s = parse_ok("u8[1]=file:/tmp"); /* not "has 9223372036854775807 bytes" */
+  assert_int_equal(argspec_fill(&s, buf, err, sizeof err), -1);
+  assert_non_null(strstr(err, "'/tmp' is a directory"));
 }
 
 static weft_arg_info info(weft_arg_kind kind, weft_type type, unsigned width, size_t size) {
@@ -413,16 +416,23 @@ static void test_out(void **state) {
 
 static void test_defaults(void **state) {
   (void)state;
-  char *d = argspec_defaults("__kernel void k() {}\n");
+  unsigned *lines = NULL;
+  char *d = argspec_defaults("__kernel void k() {}\n", &lines);
   assert_null(d);
+  assert_null(lines);
   d = argspec_defaults("// weft-run: -g 16 --stats\n"
                        "/* weft-run: not this */\n"
                        "   // weft-run:--arg i32[16]=zero\n"
                        "// weft-runs: nor this\n"
                        "x // weft-run: nor this\n"
-                       "\t// weft-run: -l 4"); /* no final newline */
+                       "\t// weft-run: -l 4", /* no final newline */
+                       &lines);
   assert_non_null(d);
-  assert_string_equal(d, " -g 16 --stats --arg i32[16]=zero  -l 4");
+  assert_string_equal(d, " -g 16 --stats\n--arg i32[16]=zero\n -l 4");
+  assert_int_equal(lines[0], 1); /* the line numbers, for messages */
+  assert_int_equal(lines[1], 3);
+  assert_int_equal(lines[2], 6);
+  free(lines);
   char *words[8];
   int n = argspec_split(d, words, 8);
   assert_int_equal(n, 7);
@@ -430,7 +440,7 @@ static void test_defaults(void **state) {
   for (int k = 0; k < n; k++) assert_string_equal(words[k], want[k]);
   free(d);
 
-  d = argspec_defaults("// weft-run: -g 1\r\n");
+  d = argspec_defaults("// weft-run: -g 1\r\n", NULL);
   n = argspec_split(d, words, 8); /* a CRLF file: the \r is a blank, not part of "1" */
   assert_int_equal(n, 2);
   assert_string_equal(words[1], "1");
