@@ -111,6 +111,9 @@ static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
 }
 LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
 unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
+/* Whether a division by b can run as it is: b is a constant with no element 0 (nor -1 when
+ * is_signed, for INT_MIN / -1). Any other divisor needs weft's guard (lower_inst.c). */
+int ir_safe_divisor(LLVMValueRef b, int is_signed);
 /* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
 LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
 /* A call of the intrinsic `name` (llvm.smax), overloaded on the types over[0..nover): the one

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <llvm-c/BitReader.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -201,8 +202,94 @@ void frontend_expand(LLVMModuleRef m) {
   expand_builtins(m);
 }
 
+/* ---- divisions while the pipeline runs ----
+ * A division by zero, or INT_MIN / -1, gives a defined value in weft (README), but is undefined
+ * behaviour in LLVM IR: instcombine folds `x / 0` to poison and takes a divisor for non-zero
+ * after its division. So while the pipeline runs, each division whose divisor is not a safe
+ * constant is a call of an opaque pure function, `weft.OP.TYPE`, and is a division again after
+ * it, for the lowering to guard (lower_inst.c). */
+static const struct {
+  const char *name;
+  LLVMOpcode op;
+} divisions[] = {{"udiv", LLVMUDiv}, {"sdiv", LLVMSDiv}, {"urem", LLVMURem}, {"srem", LLVMSRem}};
+/* the odd ones are signed */
+#define NDIVISIONS (sizeof divisions / sizeof *divisions)
+
+static int division_index(LLVMOpcode op) {
+  for (unsigned i = 0; i < NDIVISIONS; i++)
+    if (divisions[i].op == op) return (int)i;
+  return -1;
+}
+
+/* The opaque function for division d on type t, declared once per module. */
+static LLVMValueRef division_fn(LLVMModuleRef m, unsigned d, LLVMTypeRef t, LLVMTypeRef *fnt) {
+  char name[64];
+  unsigned bits = LLVMGetIntTypeWidth(ir_scalar_of(t));
+  if (ir_is_vector(t))
+    snprintf(name, sizeof name, "weft.%s.v%ui%u", divisions[d].name, LLVMGetVectorSize(t), bits);
+  else snprintf(name, sizeof name, "weft.%s.i%u", divisions[d].name, bits);
+  *fnt = LLVMFunctionType(t, (LLVMTypeRef[]){t, t}, 2, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+  if (fn) return fn;
+  fn = LLVMAddFunction(m, name, *fnt);
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  static const char *const pure[] = {"memory", "nounwind", "willreturn", "speculatable"};
+  for (int i = 0; i < 4; i++) set_fn_attr(c, fn, pure[i], 1); /* memory(none) is memory 0 */
+  return fn;
+}
+
+static void hide_divisions(LLVMModuleRef m) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        int d = division_index(LLVMGetInstructionOpcode(i));
+        if (d < 0 || ir_safe_divisor(LLVMGetOperand(i, 1), d & 1)) continue;
+        LLVMTypeRef fnt;
+        LLVMValueRef fn = division_fn(m, (unsigned)d, LLVMTypeOf(i), &fnt);
+        LLVMPositionBuilderBefore(b, i);
+        LLVMValueRef args[2] = {LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)};
+        LLVMValueRef call = LLVMBuildCall2(b, fnt, fn, args, 2, "");
+        LLVMInstructionSetDebugLoc(call, LLVMInstructionGetDebugLoc(i));
+        LLVMReplaceAllUsesWith(i, call);
+        LLVMInstructionEraseFromParent(i);
+      }
+  LLVMDisposeBuilder(b);
+}
+
+/* Which division f is the opaque function of, or -1. */
+static int division_of_fn(LLVMValueRef f) {
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  for (unsigned d = 0; LLVMIsDeclaration(f) && !strncmp(name, "weft.", 5) && d < NDIVISIONS; d++)
+    if (!strncmp(name + 5, divisions[d].name, 4) && name[9] == '.') return (int)d;
+  return -1;
+}
+
+static void restore_divisions(LLVMModuleRef m) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    int d = division_of_fn(f);
+    if (d < 0) continue;
+    for (LLVMUseRef u; (u = LLVMGetFirstUse(f));) {
+      LLVMValueRef call = LLVMGetUser(u);
+      LLVMPositionBuilderBefore(b, call);
+      LLVMValueRef q = LLVMBuildBinOp(b, divisions[d].op, LLVMGetOperand(call, 0),
+                                      LLVMGetOperand(call, 1), "");
+      LLVMInstructionSetDebugLoc(q, LLVMInstructionGetDebugLoc(call));
+      LLVMReplaceAllUsesWith(call, q);
+      LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDeleteFunction(f);
+  }
+  LLVMDisposeBuilder(b);
+}
+
 weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
   prepare_functions(m, 1);
+  hide_divisions(m);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);
   LLVMDisposePassBuilderOptions(opts);
@@ -213,6 +300,7 @@ weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
     LLVMDisposeErrorMessage(msg);
     return WEFT_ERROR_BUILD;
   }
+  restore_divisions(m);
   prepare_functions(m, 0);
   return WEFT_SUCCESS;
 }

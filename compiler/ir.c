@@ -42,6 +42,21 @@ LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned) {
   return x_unsigned ? LLVMBuildZExt(b, x, wide, "") : LLVMBuildSExt(b, x, wide, "");
 }
 
+/* An element of a divisor: a ConstantInt that is neither 0 nor, signed, -1. */
+static int safe_element(LLVMValueRef e, int is_signed) {
+  return e && LLVMIsAConstantInt(e) && LLVMConstIntGetZExtValue(e) != 0 &&
+         !(is_signed && LLVMConstIntGetSExtValue(e) == -1);
+}
+
+int ir_safe_divisor(LLVMValueRef b, int is_signed) {
+  LLVMTypeRef t = LLVMTypeOf(b);
+  if (!LLVMIsAConstant(b) || LLVMIsAConstantExpr(b)) return 0;
+  if (!ir_is_vector(t)) return safe_element(b, is_signed);
+  for (unsigned i = 0; i < LLVMGetVectorSize(t); i++)
+    if (!safe_element(LLVMGetAggregateElement(b, i), is_signed)) return 0;
+  return 1;
+}
+
 /* ---- calls ---- */
 
 LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, LLVMTypeRef *over,
