@@ -291,7 +291,10 @@ weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
   prepare_functions(m, 1);
   hide_divisions(m);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  ir_diagnostics d;
+  ir_diagnostics_begin(&d, LLVMGetModuleContext(m));
   LLVMErrorRef err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);
+  free(ir_diagnostics_end(&d, LLVMGetModuleContext(m))); /* an error comes back in err too */
   LLVMDisposePassBuilderOptions(opts);
   if (err) {
     char *msg = LLVMGetErrorMessage(err);
@@ -305,9 +308,59 @@ weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
   return WEFT_SUCCESS;
 }
 
+/* Bitcode, bare or in its wrapper, as LLVM's reader checks it: anything else (text, say, which
+ * some clang options make it write) does not go to the reader. */
+static int is_bitcode(const char *b, size_t len) {
+  static const unsigned char bare[4] = {'B', 'C', 0xc0, 0xde},
+                             wrapped[4] = {0xde, 0xc0, 0x17, 0x0b};
+  return len >= 4 && (!memcmp(b, bare, 4) || !memcmp(b, wrapped, 4));
+}
+
+/* The module in clang's bitcode (freed); *log says why there is none. */
+static weft_status read_bitcode(LLVMContextRef ctx, char *bitcode, size_t len,
+                                frontend_result *out) {
+  char *why = NULL;
+  int bad = !is_bitcode(bitcode, len);
+  if (!bad) {
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, len, "kernel.bc");
+    ir_diagnostics d;
+    ir_diagnostics_begin(&d, ctx);
+    bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module) ? 2 : 0;
+    why = ir_diagnostics_end(&d, ctx);
+    LLVMDisposeMemoryBuffer(buf);
+  }
+  free(bitcode);
+  if (bad) {
+    out->module = NULL;
+    free(out->log);
+    if (asprintf(&out->log, "weft: clang-19 wrote %s%s",
+                 bad == 1 ? "no LLVM bitcode (a build option changed its output?)"
+                          : "unreadable bitcode: ",
+                 why ? why : "") < 0)
+      out->log = NULL;
+  }
+  free(why);
+  return bad == 1 ? WEFT_ERROR_BUILD : bad ? WEFT_ERROR_TOOLCHAIN : WEFT_SUCCESS;
+}
+
+/* A build option that weft refuses is an error of its own, before clang runs. */
+static weft_status check_options(const char *options, frontend_result *out) {
+  char opt[128];
+  if (!file_refused_option(options, opt, sizeof opt)) return WEFT_SUCCESS;
+  if (asprintf(&out->log,
+               "weft: build option '%s' is refused: weft compiles to bitcode in memory, and "
+               "options that change what clang writes or where, load code or pass options on "
+               "are not allowed",
+               opt) < 0)
+    out->log = NULL;
+  return WEFT_ERROR_INVALID_VALUE;
+}
+
 weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *source,
                            const char *options, const frontend_idle *idle, frontend_result *out) {
   memset(out, 0, sizeof *out);
+  weft_status st = check_options(options, out);
+  if (st) return st;
   if (!source && access(path, R_OK) != 0) {
     if (asprintf(&out->log, "weft: cannot read '%s': %s", path, strerror(errno)) < 0)
       out->log = NULL;
@@ -315,17 +368,6 @@ weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *sou
   }
   size_t len = 0;
   char *bitcode;
-  weft_status st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
-  if (st) return st;
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, len, "kernel.bc");
-  free(bitcode);
-  int bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module);
-  LLVMDisposeMemoryBuffer(buf);
-  if (bad) {
-    out->module = NULL;
-    free(out->log);
-    out->log = strdup("weft: clang-19 produced unreadable bitcode");
-    return WEFT_ERROR_TOOLCHAIN;
-  }
-  return WEFT_SUCCESS;
+  st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
+  return st ? st : read_bitcode(ctx, bitcode, len, out);
 }

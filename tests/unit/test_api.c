@@ -635,6 +635,46 @@ static void buffers_end_at_a_guard_page(void **state) {
   assert_null(weft_buffer_alloc(SIZE_MAX - 100));
 }
 
+/* Build options that would make clang write files, write something other than bitcode, load
+ * code or pass options on unchecked are refused by name, whichever way clang runs, before it
+ * runs: nothing is written. */
+static void build_options_that_write_or_load_are_refused(void **state) {
+  weft_context *ctx = *state;
+  char path[] = "/tmp/weft-api-out-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd), unlink(path);
+  char o_path[64], mf[96];
+  snprintf(o_path, sizeof o_path, "-o%s", path);
+  snprintf(mf, sizeof mf, "-DX=1 -MD -MF %s", path);
+  const char *opts[][2] = {{"-E", "-E"},
+                           {o_path, o_path},
+                           {"-DX=1 -o /dev/null", "-o"},
+                           {mf, "-MD"},
+                           {"-fplugin=/tmp/x.so", "-fplugin=/tmp/x.so"},
+                           {"-Xclang -load -Xclang /tmp/x.so", "-Xclang"},
+                           {"@/tmp/options", "@/tmp/options"}};
+  for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+    weft_program *p = (weft_program *)1;
+    assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, opts[i][0], &p),
+                     WEFT_ERROR_INVALID_VALUE);
+    assert_null(p);
+    char want[128];
+    snprintf(want, sizeof want, "build option '%s' is refused", opts[i][1]);
+    assert_non_null(strstr(weft_last_error(ctx), want));
+    assert_int_not_equal(access(path, F_OK), 0);
+  }
+}
+
+/* clang's output that is not bitcode (its --help here) is a build error, where LLVM's reader
+ * would have called exit(1). */
+static void output_that_is_not_bitcode_is_a_build_error(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, "--help", &p), WEFT_ERROR_BUILD);
+  assert_non_null(strstr(weft_last_error(ctx), "clang-19 wrote no LLVM bitcode"));
+}
+
 /* A host may exit at any moment after weft_context_create, while clang loads in the background
  * (about 20-80 ms): exit waits for the load, whose libraries' constructors must not meet their
  * destructors. A child forked meanwhile exits at once. Each run is this program again, which
@@ -704,6 +744,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(barriers_on_both_sides_complete_under_mp),
       cmocka_unit_test(early_reconvergence_beats_stack_on_figure10_loop),
       cmocka_unit_test(buffers_end_at_a_guard_page),
+      cmocka_unit_test(build_options_that_write_or_load_are_refused),
+      cmocka_unit_test(output_that_is_not_bitcode_is_a_build_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
