@@ -4,7 +4,9 @@
  * for a build of the same source again; launching hands the compiled kernel to the runtime,
  * after building its variant for the other work-groups when the launch has those and it is
  * not built yet. */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +14,63 @@
 #include "compiler.h"
 #include "runtime.h"
 
+/* ---- handles ----
+ * Every context, program and kernel begins with a handle: a magic number, set on create and
+ * cleared when the host releases it, and a link in a table of the handles alive, from which it
+ * goes when its memory is freed. Each call checks its handle there first, so a handle released
+ * twice, or used after its release, is WEFT_ERROR_INVALID_VALUE and never a read of freed
+ * memory (only a handle whose memory went to a new handle of the same kind passes for it). */
+enum { CONTEXT_MAGIC = 0x77637478, PROGRAM_MAGIC = 0x77707267, KERNEL_MAGIC = 0x776b726e };
+typedef struct handle {
+  unsigned magic; /* 0: released by the host, alive for the handles that use it */
+  struct handle *next;
+} handle;
+
+#define HANDLE_BUCKETS 256
+static handle *handles[HANDLE_BUCKETS];
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static handle **bucket(const void *p) { return &handles[(uintptr_t)p / 64 % HANDLE_BUCKETS]; }
+
+static void handle_add(handle *h, unsigned magic) {
+  pthread_mutex_lock(&handles_lock);
+  h->magic = magic, h->next = *bucket(h), *bucket(h) = h;
+  pthread_mutex_unlock(&handles_lock);
+}
+
+static void handle_remove(handle *h) {
+  pthread_mutex_lock(&handles_lock);
+  for (handle **at = bucket(h); *at; at = &(*at)->next)
+    if (*at == h) {
+      *at = h->next;
+      break;
+    }
+  pthread_mutex_unlock(&handles_lock);
+}
+
+/* Whether p is a handle of this kind (magic) that the host has not released. */
+static int handle_live(const void *p, unsigned magic) {
+  int live = 0;
+  pthread_mutex_lock(&handles_lock);
+  for (handle *h = p ? *bucket(p) : NULL; h && !live; h = h->next)
+    live = h == p && h->magic == magic;
+  pthread_mutex_unlock(&handles_lock);
+  return live;
+}
+
+static void handle_retire(handle *h) {
+  pthread_mutex_lock(&handles_lock);
+  h->magic = 0;
+  pthread_mutex_unlock(&handles_lock);
+}
+
+#define LIVE_CONTEXT(c) handle_live(c, CONTEXT_MAGIC)
+#define LIVE_PROGRAM(p) handle_live(p, PROGRAM_MAGIC)
+#define LIVE_KERNEL(k) handle_live(k, KERNEL_MAGIC)
+
 struct weft_context {
+  handle h;
+  unsigned programs; /* programs alive: the context is freed after the last */
   weft_options opts; /* resolved: no 0 or NULL */
   char policy[32];
   weft_runtime *rt;
@@ -26,14 +84,17 @@ struct weft_context {
 /* A built program is shared: building the same source with the same options in the same
  * context (so the same W and G) again returns it with one more reference. */
 struct weft_program {
+  handle h;
   weft_context *ctx;
-  unsigned refs;
+  unsigned refs;    /* the host's: builds that returned it, less its releases */
+  unsigned kernels; /* kernels alive: the program is freed after the last */
   char *key; /* path, options and source text */
   weft_program *next;
   program_code built;
 };
 
 struct weft_kernel {
+  handle h;
   weft_program *program;
   const weft_compiled_kernel *k;
 };
@@ -54,7 +115,9 @@ static weft_status set_error_msg(weft_context *ctx, weft_status st, char *msg) {
   return st;
 }
 
-const char *weft_last_error(const weft_context *ctx) { return ctx && ctx->error ? ctx->error : ""; }
+const char *weft_last_error(const weft_context *ctx) {
+  return LIVE_CONTEXT(ctx) && ctx->error ? ctx->error : "";
+}
 
 static int valid_width(unsigned w) { return w == 4 || w == 8 || w == 16 || w == 32 || w == 64; }
 
@@ -106,6 +169,14 @@ weft_status weft_options_check(const weft_options *options, char *why, size_t n)
                   : resolve(&o, jit_host_has_avx512(), own, sizeof own);
 }
 
+static void context_free(weft_context *ctx) {
+  handle_remove(&ctx->h);
+  jit_release(ctx->jit);
+  runtime_release(ctx->rt);
+  free(ctx->error);
+  free(ctx);
+}
+
 weft_status weft_context_create(const weft_options *options, weft_context **out) {
   if (!out) return WEFT_ERROR_INVALID_VALUE;
   *out = NULL;
@@ -123,24 +194,25 @@ weft_status weft_context_create(const weft_options *options, weft_context **out)
   char *err = NULL;
   if ((st = runtime_create(&o, &ctx->rt)) || (st = jit_create(&ctx->jit, &err))) {
     free(err);
-    weft_context_release(ctx);
+    context_free(ctx);
     return st;
   }
   cc1_start(); /* after jit_create, whose dlopen of libmvec would wait for clang's */
+  handle_add(&ctx->h, CONTEXT_MAGIC);
   *out = ctx;
   return WEFT_SUCCESS;
 }
 
-void weft_context_release(weft_context *ctx) {
-  if (!ctx) return;
-  jit_release(ctx->jit);
-  runtime_release(ctx->rt);
-  free(ctx->error);
-  free(ctx);
+weft_status weft_context_release(weft_context *ctx) {
+  if (!ctx) return WEFT_SUCCESS;
+  if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
+  handle_retire(&ctx->h);
+  if (!ctx->programs) context_free(ctx);
+  return WEFT_SUCCESS;
 }
 
 weft_status weft_context_set_policy(weft_context *ctx, const char *policy) {
-  if (!ctx) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
   char why[256];
   if (unknown_policy(policy, why, sizeof why))
     return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "%s", why);
@@ -150,19 +222,20 @@ weft_status weft_context_set_policy(weft_context *ctx, const char *policy) {
 
 weft_status weft_context_set_splits(weft_context *ctx, const char *split_order,
                                     unsigned max_splits) {
-  if (!ctx) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
   char why[128];
   weft_status st = runtime_set_splits(ctx->rt, split_order, max_splits, why, sizeof why);
   return st ? set_error(ctx, st, "%s", why) : WEFT_SUCCESS;
 }
 
 weft_status weft_context_set_policy_in_code(weft_context *ctx, int on) {
-  if (!ctx) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
   runtime_set_policy_in_code(ctx->rt, on);
   return WEFT_SUCCESS;
 }
 
 weft_options weft_context_options(const weft_context *ctx) {
+  if (!LIVE_CONTEXT(ctx)) return (weft_options){0};
   weft_options o = ctx->opts, r = runtime_options(ctx->rt);
   o.policy = ctx->policy;
   o.split_order = r.split_order, o.max_splits = r.max_splits;
@@ -172,16 +245,30 @@ weft_options weft_context_options(const weft_context *ctx) {
 
 /* ---- programs ---- */
 
-void weft_program_release(weft_program *p) {
-  if (!p || --p->refs > 0) return;
-  for (weft_program **at = &p->ctx->cache; *at; at = &(*at)->next)
+/* Frees p once neither the host nor a kernel holds it, and then its context if the host
+ * released that and p was its last program. */
+static void program_free_if_unused(weft_program *p) {
+  if (p->refs || p->kernels) return;
+  weft_context *ctx = p->ctx;
+  handle_remove(&p->h);
+  free(p->key);
+  pipeline_code_free(&p->built);
+  free(p);
+  if (!--ctx->programs && !LIVE_CONTEXT(ctx)) context_free(ctx);
+}
+
+weft_status weft_program_release(weft_program *p) {
+  if (!p) return WEFT_SUCCESS;
+  if (!LIVE_PROGRAM(p)) return WEFT_ERROR_INVALID_VALUE;
+  if (--p->refs > 0) return WEFT_SUCCESS;
+  handle_retire(&p->h);
+  for (weft_program **at = &p->ctx->cache; *at; at = &(*at)->next) /* a new build builds anew */
     if (*at == p) {
       *at = p->next;
       break;
     }
-  free(p->key);
-  pipeline_code_free(&p->built);
-  free(p);
+  program_free_if_unused(p);
+  return WEFT_SUCCESS;
 }
 
 /* The whole of a kernel file, for the cache key; NULL when it cannot be read (the front end
@@ -228,7 +315,8 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   }
   weft_program *p = calloc(1, sizeof *p);
   if (!p) return free(key), free(file_text), WEFT_ERROR_OUT_OF_MEMORY;
-  p->ctx = ctx, p->refs = 1;
+  p->ctx = ctx, p->refs = 1, ctx->programs++;
+  handle_add(&p->h, PROGRAM_MAGIC);
   char *err = NULL;
   pipeline_target t = target_of(ctx);
   weft_status st = pipeline_build(&t, path, source, opts, &p->built, &err);
@@ -245,9 +333,10 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
 
 static weft_status build(weft_context *ctx, const char *path, const char *source, const char *opts,
                          weft_program **out) {
-  if (!ctx || !path || !out)
-    return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no file name")
-               : WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
+  if (!path || !out)
+    return set_error(ctx, WEFT_ERROR_INVALID_VALUE,
+                     path ? "no place for the program" : "no file name");
   *out = NULL;
   return compile(ctx, path, source, opts, out);
 }
@@ -260,28 +349,33 @@ weft_status weft_program_build_file(weft_context *ctx, const char *path, const c
 weft_status weft_program_build_source(weft_context *ctx, const char *name, const char *source,
                                       const char *build_options, weft_program **out) {
   if (!source)
-    return ctx ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no source") : WEFT_ERROR_INVALID_VALUE;
+    return LIVE_CONTEXT(ctx) ? set_error(ctx, WEFT_ERROR_INVALID_VALUE, "no source")
+                             : WEFT_ERROR_INVALID_VALUE;
   return build(ctx, name ? name : "<source>", source, build_options, out);
 }
 
 const char *weft_program_build_log(const weft_program *p) {
-  return p && p->built.log ? p->built.log : "";
+  return LIVE_PROGRAM(p) && p->built.log ? p->built.log : "";
 }
 
 const char *weft_program_kernel_name(const weft_program *p, unsigned index) {
-  return p && index < p->built.nkernels ? p->built.kernels[index].info.name : NULL;
+  return LIVE_PROGRAM(p) && index < p->built.nkernels ? p->built.kernels[index].info.name : NULL;
 }
 
 /* ---- kernels ---- */
 
 weft_status weft_kernel_create(weft_program *p, const char *name, weft_kernel **out) {
-  if (!p || !out) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_PROGRAM(p)) return WEFT_ERROR_INVALID_VALUE;
+  if (!out || !name)
+    return set_error(p->ctx, WEFT_ERROR_INVALID_VALUE,
+                     out ? "no kernel name" : "no place for the kernel");
   *out = NULL;
   for (unsigned i = 0; i < p->built.nkernels; i++)
-    if (name && !strcmp(p->built.kernels[i].info.name, name)) {
+    if (!strcmp(p->built.kernels[i].info.name, name)) {
       weft_kernel *k = calloc(1, sizeof *k);
       if (!k) return WEFT_ERROR_OUT_OF_MEMORY;
-      k->program = p, k->k = &p->built.kernels[i].info;
+      k->program = p, k->k = &p->built.kernels[i].info, p->kernels++;
+      handle_add(&k->h, KERNEL_MAGIC);
       *out = k;
       return WEFT_SUCCESS;
     }
@@ -289,18 +383,27 @@ weft_status weft_kernel_create(weft_program *p, const char *name, weft_kernel **
   for (unsigned i = 0; i < p->built.nkernels; i++)
     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
              p->built.kernels[i].info.name);
-  return set_error(p->ctx, WEFT_ERROR_KERNEL_NOT_FOUND, "no kernel named '%s' (kernels: %s)",
-                   name ? name : "(null)", p->built.nkernels ? names : "none");
+  return set_error(p->ctx, WEFT_ERROR_KERNEL_NOT_FOUND, "no kernel named '%s' (kernels: %s)", name,
+                   p->built.nkernels ? names : "none");
 }
 
-void weft_kernel_release(weft_kernel *k) { free(k); }
+weft_status weft_kernel_release(weft_kernel *k) {
+  if (!k) return WEFT_SUCCESS;
+  if (!LIVE_KERNEL(k)) return WEFT_ERROR_INVALID_VALUE;
+  weft_program *p = k->program;
+  handle_remove(&k->h);
+  free(k);
+  p->kernels--;
+  program_free_if_unused(p);
+  return WEFT_SUCCESS;
+}
 
-const char *weft_kernel_name(const weft_kernel *k) { return k ? k->k->name : NULL; }
+const char *weft_kernel_name(const weft_kernel *k) { return LIVE_KERNEL(k) ? k->k->name : NULL; }
 
-unsigned weft_kernel_num_args(const weft_kernel *k) { return k ? k->k->nparams : 0; }
+unsigned weft_kernel_num_args(const weft_kernel *k) { return LIVE_KERNEL(k) ? k->k->nparams : 0; }
 
 weft_status weft_kernel_arg_info(const weft_kernel *k, unsigned index, weft_arg_info *info) {
-  if (!k || !info || index >= k->k->nparams) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_KERNEL(k) || !info || index >= k->k->nparams) return WEFT_ERROR_INVALID_VALUE;
   const weft_param *p = &k->k->params[index];
   *info = (weft_arg_info){p->name, p->type_name, p->kind, p->type, p->vector_width, p->size};
   return WEFT_SUCCESS;
@@ -314,7 +417,7 @@ weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsign
 weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
                                       const weft_arg *args, weft_stats *stats,
                                       const weft_trace_options *trace) {
-  if (!k) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_KERNEL(k)) return WEFT_ERROR_INVALID_VALUE;
   weft_context *ctx = k->program->ctx;
   if (range && range->dims >= 1 && range->dims <= 3 && !k->k->run_unaligned &&
       !rt_x_aligned(range, k->k->lanes)) {
@@ -333,11 +436,12 @@ weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range,
   return set_error(ctx, st, "%s", st ? err : "");
 }
 
-unsigned weft_kernel_num_blocks(const weft_kernel *k) { return k ? k->k->nblocks : 0; }
+unsigned weft_kernel_num_blocks(const weft_kernel *k) { return LIVE_KERNEL(k) ? k->k->nblocks : 0; }
 
 weft_status weft_kernel_block_lines(const weft_kernel *k, unsigned pc, unsigned *first_line,
                                     unsigned *last_line) {
-  if (!k || !first_line || !last_line || pc >= k->k->nblocks) return WEFT_ERROR_INVALID_VALUE;
+  if (!LIVE_KERNEL(k) || !first_line || !last_line || pc >= k->k->nblocks)
+    return WEFT_ERROR_INVALID_VALUE;
   *first_line = k->k->first_line ? k->k->first_line[pc] : 0;
   *last_line = k->k->last_line ? k->k->last_line[pc] : 0;
   return WEFT_SUCCESS;

@@ -62,6 +62,10 @@ int file_text_fd(const char *text);               /* a memfd holding text, at it
 /* Splits build options at spaces, in place, into argv (no quoting: OpenCL build options have
  * none). Returns how many, or -1 when there are more than max. */
 int file_split_options(char *options, const char **argv, int max);
+/* Whether the build options hold one that weft refuses whichever way clang runs: one that
+ * changes what clang writes or where (-o, -E, -M...), loads code (-fplugin) or passes options on
+ * unchecked (-Xclang). Copies the first such option into opt (n bytes). */
+int file_refused_option(const char *options, char *opt, size_t n);
 
 /* --- frontend.c: OpenCL C to a canonical LLVM module --- */
 typedef struct frontend_result {
@@ -111,6 +115,19 @@ static inline LLVMTypeRef ir_int_shaped(LLVMTypeRef t, unsigned bits) {
 }
 LLVMValueRef ir_const_real(LLVMTypeRef t, double v); /* like ir_const_int */
 unsigned ir_scalar_bits(LLVMTypeRef t);              /* of an integer or floating-point element */
+/* LLVM's default diagnostic handler prints on the host's stderr and, for an error, calls
+ * exit(1). Between ir_diagnostics_begin and _end, c's diagnostics are kept instead; _end puts
+ * back the handler there was and returns the first error's text (malloc'd), or NULL. */
+typedef struct ir_diagnostics {
+  LLVMDiagnosticHandler handler;
+  void *arg;
+  char *error;
+} ir_diagnostics;
+void ir_diagnostics_begin(ir_diagnostics *d, LLVMContextRef c);
+char *ir_diagnostics_end(ir_diagnostics *d, LLVMContextRef c);
+/* Whether a division by b can run as it is: b is a constant with no element 0 (nor -1 when
+ * is_signed, for INT_MIN / -1). Any other divisor needs weft's guard (lower_inst.c). */
+int ir_safe_divisor(LLVMValueRef b, int is_signed);
 /* x zero- (x_unsigned) or sign-extended to integers of twice its width. */
 LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned);
 /* A call of the intrinsic `name` (llvm.smax), overloaded on the types over[0..nover): the one

@@ -4,6 +4,7 @@
  * frontend.c) read their output from a file descriptor to its end, hand a kernel's source over
  * in a memfd and split the build options the same way, so these helpers are here, below both. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +64,30 @@ int file_split_options(char *options, const char **argv, int max) {
     argv[n++] = t;
   }
   return n;
+}
+
+/* Prefixes of the options that change what clang writes or where (-o, -E, -M..., -S,
+ * -emit-..., -save-temps, records and reports written to files), load code (-fplugin,
+ * -fpass-plugin, -B), pass options on unchecked (-X..., -mllvm, @FILE, --config) or change the
+ * driver. */
+static const char refused[] =
+    "-o --o -E -M -S -emit- -save- --save- -fplugin -fpass-plugin -B -X -mllvm @ --config -ccc- "
+    "--driver-mode -### -fsyntax-only --analyze -ftime-trace -fsave-optimization-record "
+    "-foptimization-record- -fstack-usage -fproc-stat-report -serialize-diagnostics "
+    "--serialize-diagnostics -fcrash-diagnostics -gen-reproducer -fprofile- -dependency- "
+    "-fmodules-cache";
+
+static int refused_prefix(const char *option) {
+  for (const char *p = refused; *p; p += strspn(p, " ")) {
+    size_t n = strcspn(p, " ");
+    if (!strncmp(option, p, n)) return 1;
+    p += n;
+  }
+  return 0;
+}
+
+int file_refused_option(const char *options, char *opt, size_t n) {
+  for (const char *t = options ? options : ""; *(t += strspn(t, " \t")); t += strcspn(t, " \t"))
+    if (refused_prefix(t)) return snprintf(opt, n, "%.*s", (int)strcspn(t, " \t"), t), 1;
+  return 0;
 }

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <llvm-c/BitReader.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -201,10 +202,99 @@ void frontend_expand(LLVMModuleRef m) {
   expand_builtins(m);
 }
 
+/* ---- divisions while the pipeline runs ----
+ * A division by zero, or INT_MIN / -1, gives a defined value in weft (README), but is undefined
+ * behaviour in LLVM IR: instcombine folds `x / 0` to poison and takes a divisor for non-zero
+ * after its division. So while the pipeline runs, each division whose divisor is not a safe
+ * constant is a call of an opaque pure function, `weft.OP.TYPE`, and is a division again after
+ * it, for the lowering to guard (lower_inst.c). */
+static const struct {
+  const char *name;
+  LLVMOpcode op;
+} divisions[] = {{"udiv", LLVMUDiv}, {"sdiv", LLVMSDiv}, {"urem", LLVMURem}, {"srem", LLVMSRem}};
+/* the odd ones are signed */
+#define NDIVISIONS (sizeof divisions / sizeof *divisions)
+
+static int division_index(LLVMOpcode op) {
+  for (unsigned i = 0; i < NDIVISIONS; i++)
+    if (divisions[i].op == op) return (int)i;
+  return -1;
+}
+
+/* The opaque function for division d on type t, declared once per module. */
+static LLVMValueRef division_fn(LLVMModuleRef m, unsigned d, LLVMTypeRef t, LLVMTypeRef *fnt) {
+  char name[64];
+  unsigned bits = LLVMGetIntTypeWidth(ir_scalar_of(t));
+  if (ir_is_vector(t))
+    snprintf(name, sizeof name, "weft.%s.v%ui%u", divisions[d].name, LLVMGetVectorSize(t), bits);
+  else snprintf(name, sizeof name, "weft.%s.i%u", divisions[d].name, bits);
+  *fnt = LLVMFunctionType(t, (LLVMTypeRef[]){t, t}, 2, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+  if (fn) return fn;
+  fn = LLVMAddFunction(m, name, *fnt);
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  static const char *const pure[] = {"memory", "nounwind", "willreturn", "speculatable"};
+  for (int i = 0; i < 4; i++) set_fn_attr(c, fn, pure[i], 1); /* memory(none) is memory 0 */
+  return fn;
+}
+
+static void hide_divisions(LLVMModuleRef m) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        int d = division_index(LLVMGetInstructionOpcode(i));
+        if (d < 0 || ir_safe_divisor(LLVMGetOperand(i, 1), d & 1)) continue;
+        LLVMTypeRef fnt;
+        LLVMValueRef fn = division_fn(m, (unsigned)d, LLVMTypeOf(i), &fnt);
+        LLVMPositionBuilderBefore(b, i);
+        LLVMValueRef args[2] = {LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)};
+        LLVMValueRef call = LLVMBuildCall2(b, fnt, fn, args, 2, "");
+        LLVMInstructionSetDebugLoc(call, LLVMInstructionGetDebugLoc(i));
+        LLVMReplaceAllUsesWith(i, call);
+        LLVMInstructionEraseFromParent(i);
+      }
+  LLVMDisposeBuilder(b);
+}
+
+/* Which division f is the opaque function of, or -1. */
+static int division_of_fn(LLVMValueRef f) {
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  for (unsigned d = 0; LLVMIsDeclaration(f) && !strncmp(name, "weft.", 5) && d < NDIVISIONS; d++)
+    if (!strncmp(name + 5, divisions[d].name, 4) && name[9] == '.') return (int)d;
+  return -1;
+}
+
+static void restore_divisions(LLVMModuleRef m) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    int d = division_of_fn(f);
+    if (d < 0) continue;
+    for (LLVMUseRef u; (u = LLVMGetFirstUse(f));) {
+      LLVMValueRef call = LLVMGetUser(u);
+      LLVMPositionBuilderBefore(b, call);
+      LLVMValueRef q = LLVMBuildBinOp(b, divisions[d].op, LLVMGetOperand(call, 0),
+                                      LLVMGetOperand(call, 1), "");
+      LLVMInstructionSetDebugLoc(q, LLVMInstructionGetDebugLoc(call));
+      LLVMReplaceAllUsesWith(call, q);
+      LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDeleteFunction(f);
+  }
+  LLVMDisposeBuilder(b);
+}
+
 weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
   prepare_functions(m, 1);
+  hide_divisions(m);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  ir_diagnostics d;
+  ir_diagnostics_begin(&d, LLVMGetModuleContext(m));
   LLVMErrorRef err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);
+  free(ir_diagnostics_end(&d, LLVMGetModuleContext(m))); /* an error comes back in err too */
   LLVMDisposePassBuilderOptions(opts);
   if (err) {
     char *msg = LLVMGetErrorMessage(err);
@@ -213,13 +303,64 @@ weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
     LLVMDisposeErrorMessage(msg);
     return WEFT_ERROR_BUILD;
   }
+  restore_divisions(m);
   prepare_functions(m, 0);
   return WEFT_SUCCESS;
+}
+
+/* Bitcode, bare or in its wrapper, as LLVM's reader checks it: anything else (text, say, which
+ * some clang options make it write) does not go to the reader. */
+static int is_bitcode(const char *b, size_t len) {
+  static const unsigned char bare[4] = {'B', 'C', 0xc0, 0xde},
+                             wrapped[4] = {0xde, 0xc0, 0x17, 0x0b};
+  return len >= 4 && (!memcmp(b, bare, 4) || !memcmp(b, wrapped, 4));
+}
+
+/* The module in clang's bitcode (freed); *log says why there is none. */
+static weft_status read_bitcode(LLVMContextRef ctx, char *bitcode, size_t len,
+                                frontend_result *out) {
+  char *why = NULL;
+  int bad = !is_bitcode(bitcode, len);
+  if (!bad) {
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, len, "kernel.bc");
+    ir_diagnostics d;
+    ir_diagnostics_begin(&d, ctx);
+    bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module) ? 2 : 0;
+    why = ir_diagnostics_end(&d, ctx);
+    LLVMDisposeMemoryBuffer(buf);
+  }
+  free(bitcode);
+  if (bad) {
+    out->module = NULL;
+    free(out->log);
+    if (asprintf(&out->log, "weft: clang-19 wrote %s%s",
+                 bad == 1 ? "no LLVM bitcode (a build option changed its output?)"
+                          : "unreadable bitcode: ",
+                 why ? why : "") < 0)
+      out->log = NULL;
+  }
+  free(why);
+  return bad == 1 ? WEFT_ERROR_BUILD : bad ? WEFT_ERROR_TOOLCHAIN : WEFT_SUCCESS;
+}
+
+/* A build option that weft refuses is an error of its own, before clang runs. */
+static weft_status check_options(const char *options, frontend_result *out) {
+  char opt[128];
+  if (!file_refused_option(options, opt, sizeof opt)) return WEFT_SUCCESS;
+  if (asprintf(&out->log,
+               "weft: build option '%s' is refused: weft compiles to bitcode in memory, and "
+               "options that change what clang writes or where, load code or pass options on "
+               "are not allowed",
+               opt) < 0)
+    out->log = NULL;
+  return WEFT_ERROR_INVALID_VALUE;
 }
 
 weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *source,
                            const char *options, const frontend_idle *idle, frontend_result *out) {
   memset(out, 0, sizeof *out);
+  weft_status st = check_options(options, out);
+  if (st) return st;
   if (!source && access(path, R_OK) != 0) {
     if (asprintf(&out->log, "weft: cannot read '%s': %s", path, strerror(errno)) < 0)
       out->log = NULL;
@@ -227,17 +368,6 @@ weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *sou
   }
   size_t len = 0;
   char *bitcode;
-  weft_status st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
-  if (st) return st;
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, len, "kernel.bc");
-  free(bitcode);
-  int bad = LLVMParseBitcodeInContext2(ctx, buf, &out->module);
-  LLVMDisposeMemoryBuffer(buf);
-  if (bad) {
-    out->module = NULL;
-    free(out->log);
-    out->log = strdup("weft: clang-19 produced unreadable bitcode");
-    return WEFT_ERROR_TOOLCHAIN;
-  }
-  return WEFT_SUCCESS;
+  st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
+  return st ? st : read_bitcode(ctx, bitcode, len, out);
 }

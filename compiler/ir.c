@@ -5,6 +5,7 @@
  * Each works on LLVM types alone (no pass's state), so any pass may call them: they are below
  * every pass, and none of them calls up into one. An intrinsic is called one way only,
  * ir_intrinsic, with the types it is overloaded on. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler.h"
@@ -40,6 +41,42 @@ unsigned ir_scalar_bits(LLVMTypeRef t) {
 LLVMValueRef ir_widen(LLVMBuilderRef b, LLVMValueRef x, int x_unsigned) {
   LLVMTypeRef t = LLVMTypeOf(x), wide = ir_int_shaped(t, 2 * ir_scalar_bits(t));
   return x_unsigned ? LLVMBuildZExt(b, x, wide, "") : LLVMBuildSExt(b, x, wide, "");
+}
+
+/* An element of a divisor: a ConstantInt that is neither 0 nor, signed, -1. */
+static int safe_element(LLVMValueRef e, int is_signed) {
+  return e && LLVMIsAConstantInt(e) && LLVMConstIntGetZExtValue(e) != 0 &&
+         !(is_signed && LLVMConstIntGetSExtValue(e) == -1);
+}
+
+int ir_safe_divisor(LLVMValueRef b, int is_signed) {
+  LLVMTypeRef t = LLVMTypeOf(b);
+  if (!LLVMIsAConstant(b) || LLVMIsAConstantExpr(b)) return 0;
+  if (!ir_is_vector(t)) return safe_element(b, is_signed);
+  for (unsigned i = 0; i < LLVMGetVectorSize(t); i++)
+    if (!safe_element(LLVMGetAggregateElement(b, i), is_signed)) return 0;
+  return 1;
+}
+
+/* ---- diagnostics ---- */
+
+static void keep_first_error(LLVMDiagnosticInfoRef info, void *arg) {
+  ir_diagnostics *d = arg;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || d->error) return;
+  char *text = LLVMGetDiagInfoDescription(info);
+  d->error = strdup(text ? text : "LLVM reported an error");
+  LLVMDisposeMessage(text);
+}
+
+void ir_diagnostics_begin(ir_diagnostics *d, LLVMContextRef c) {
+  *d = (ir_diagnostics){LLVMContextGetDiagnosticHandler(c), LLVMContextGetDiagnosticContext(c),
+                        NULL};
+  LLVMContextSetDiagnosticHandler(c, keep_first_error, d);
+}
+
+char *ir_diagnostics_end(ir_diagnostics *d, LLVMContextRef c) {
+  LLVMContextSetDiagnosticHandler(c, d->handler, d->arg);
+  return d->error;
 }
 
 /* ---- calls ---- */

@@ -54,6 +54,13 @@ static weft_status take_error(LLVMErrorRef e, const char *what, char **err) {
   return WEFT_ERROR_JIT;
 }
 
+/* An error that LLVM reported to the context's diagnostic handler (why: malloc'd, freed). */
+static weft_status diagnosed(char *why, const char *what, char **err) {
+  if (asprintf(err, "weft: %s: %s", what, why) < 0) *err = NULL;
+  free(why);
+  return WEFT_ERROR_JIT;
+}
+
 int jit_host_has_avx512(void) {
   pthread_once(&init_once, init_native);
   char *f = LLVMGetHostCPUFeatures();
@@ -183,7 +190,10 @@ static weft_status read_back(unit *u, char **err) {
   u->c = LLVMContextCreate();
   LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRange(
       LLVMGetBufferStart(u->bitcode), LLVMGetBufferSize(u->bitcode), "unit", 0);
+  ir_diagnostics d;
+  ir_diagnostics_begin(&d, u->c);
   int bad = LLVMParseBitcodeInContext2(u->c, b, &u->m);
+  free(ir_diagnostics_end(&d, u->c)); /* weft's own bitcode: an error is an internal one */
   LLVMDisposeMemoryBuffer(b);
   return bad ? unit_error(err, WEFT_ERROR_JIT,
                           "weft: internal error: a compile unit does not read back")
@@ -234,9 +244,13 @@ weft_status jit_unit_optimise(jit_unit *u, char **err) {
   double now = rt_now_ms();
   u->ms[0] = now - u->since, u->since = now;
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+  ir_diagnostics d;
+  ir_diagnostics_begin(&d, LLVMGetModuleContext(u->m));
   LLVMErrorRef e = LLVMRunPasses(u->m, unit_pipeline, unit_tm(u->j, u->index), o);
+  char *why = ir_diagnostics_end(&d, LLVMGetModuleContext(u->m));
   LLVMDisposePassBuilderOptions(o);
-  if (e) return take_error(e, "optimisation failed", err);
+  if (e) return free(why), take_error(e, "optimisation failed", err);
+  if (why) return diagnosed(why, "optimisation failed", err);
   now = rt_now_ms();
   u->ms[1] = now - u->since, u->since = now;
   return WEFT_SUCCESS;
@@ -246,12 +260,19 @@ weft_status jit_unit_codegen(jit_unit *u, char **err) {
   if (!u->nfns) return WEFT_SUCCESS;
   char *msg = NULL;
   weft_status st = WEFT_SUCCESS;
+  ir_diagnostics d;
+  ir_diagnostics_begin(&d, LLVMGetModuleContext(u->m));
   if (LLVMTargetMachineEmitToMemoryBuffer(unit_tm(u->j, u->index), u->m, LLVMObjectFile, &msg,
                                           &u->object)) {
     if (asprintf(err, "weft: code generation failed: %s", msg) < 0) *err = NULL;
     st = WEFT_ERROR_JIT;
     u->object = NULL;
   }
+  char *why = ir_diagnostics_end(&d, LLVMGetModuleContext(u->m));
+  if (why && !st) { /* LLVM went on after an error: its object is not the kernel's code */
+    LLVMDisposeMemoryBuffer(u->object), u->object = NULL;
+    st = diagnosed(why, "code generation failed", err);
+  } else free(why);
   LLVMDisposeMessage(msg);
   u->ms[2] = rt_now_ms() - u->since;
   return st;

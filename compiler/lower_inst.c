@@ -16,6 +16,8 @@ int lw_is_hoistable(LLVMValueRef inst, int after_write) {
   return !(LLVMIsALoadInst(inst) && after_write);
 }
 
+static LLVMValueRef uniform_division(lower *L, LLVMValueRef inst);
+
 void lw_inst_uniform(lower *L, LLVMValueRef inst) {
   if (LLVMIsACallInst(inst)) {
     builtin bi = builtin_of_call(inst);
@@ -23,10 +25,13 @@ void lw_inst_uniform(lower *L, LLVMValueRef inst) {
     if (r) lw_set_scalar(L, inst, r);
     return;
   }
-  LLVMValueRef c = LLVMInstructionClone(inst);
-  for (int i = 0; i < LLVMGetNumOperands(inst); i++)
-    LLVMSetOperand(c, (unsigned)i, lw_scalar_of(L, LLVMGetOperand(inst, i)));
-  LLVMInsertIntoBuilder(L->b, c);
+  LLVMValueRef c = uniform_division(L, inst);
+  if (!c) {
+    c = LLVMInstructionClone(inst);
+    for (int i = 0; i < LLVMGetNumOperands(inst); i++)
+      LLVMSetOperand(c, (unsigned)i, lw_scalar_of(L, LLVMGetOperand(inst, i)));
+    LLVMInsertIntoBuilder(L->b, c);
+  }
   lw_set_scalar(L, inst, c);
 }
 
@@ -351,13 +356,14 @@ static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
 
 /* ---- division and remainder ----
  * x86 has no vector integer division: LLVM turns a division by a constant into multiply-high
- * sequences, and any other one into a scalar div per element. So a constant divisor is left
- * alone for LLVM to see, and a uniform one (at most 32 bits) gets its magic numbers computed
- * once, with one scalar division, for multiply-highs in every lane. Only a varying divisor
- * needs a guard: an inactive lane's stale divisor may be 0. A constant or uniform one is the
- * divisor of the active lanes too, of which a block always has one; an inactive lane's stale
- * dividend cannot trap either (INT_MIN / -1: LLVM makes a division by -1 a negation, and the
- * uniform path divides magnitudes). */
+ * sequences, and any other one into a scalar div per element, which traps on a zero divisor and
+ * on INT_MIN / -1. weft defines both as RISC-V does and GPUs return (README): x / 0 is -1 (all
+ * ones), x % 0 is x, INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0. So a constant divisor with
+ * neither (ir_safe_divisor) is left alone for LLVM to see; a uniform one (at most 32 bits) gets
+ * its magic numbers computed once, with one scalar division, for multiply-highs in every lane,
+ * which never trap, and one select for a zero divisor; any other division divides by 1 where the
+ * divisor is 0 or -1 (signed) or the lane is inactive (its stale divisor may be anything), then
+ * puts the defined value in. */
 
 /* A constant of type t (a scalar or a vector of integers) with every element v. */
 static LLVMValueRef const_like(lower *L, LLVMTypeRef t, uint64_t v) {
@@ -385,8 +391,8 @@ typedef struct divisor {
   LLVMValueRef d, m, s1, s2; /* scalars (<k x i32> for a vector type) */
 } divisor;
 
-/* d: the uniform divisor, i32 or <k x i32>; 0 is taken as 1, so that no lane traps where d is
- * computed once for a kernel argument that no lane divides by. */
+/* d: the uniform divisor, i32 or <k x i32>; 0 is taken as 1, so that nothing traps (a zero
+ * divisor's quotient is put in afterwards). */
 static divisor magic_u32(lower *L, LLVMValueRef d) {
   LLVMTypeRef t = LLVMTypeOf(d), t64 = with_elem(t, LLVMInt64TypeInContext(L->c));
   divisor r;
@@ -450,34 +456,58 @@ static LLVMValueRef div_uniform(lower *L, LLVMOpcode op, LLVMValueRef a, LLVMVal
                : NULL;
   }
   if (sign) q = LLVMBuildSub(L->b, LLVMBuildXor(L->b, q, sign, ""), sign, "");
-  return LLVMBuildIntCast2(L->b, q, vt, sgn, "");
+  q = LLVMBuildIntCast2(L->b, q, vt, sgn, "");
+  LLVMValueRef d = lw_scalar_of(L, b);
+  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, d, const_like(L, LLVMTypeOf(d), 0), "");
+  return LLVMBuildSelect(L->b, lw_splat(L, zero), rem ? a : LLVMConstAllOnes(vt), q, "");
 }
 
-static int is_constant(LLVMValueRef v) {
-  return LLVMIsAConstant(v) && !LLVMIsAConstantExpr(v) && !LLVMIsAGlobalValue(v);
+/* a op b for a division or remainder op, scalars or vectors, giving the defined values for a
+ * zero divisor and INT_MIN / -1. active: the lanes that divide, or NULL for all of them. */
+static LLVMValueRef div_defined(lower *L, LLVMOpcode op, LLVMValueRef a, LLVMValueRef b,
+                                LLVMValueRef active) {
+  int sgn = op == LLVMSDiv || op == LLVMSRem, rem = op == LLVMURem || op == LLVMSRem;
+  LLVMTypeRef t = LLVMTypeOf(b);
+  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, b, const_like(L, t, 0), "");
+  LLVMValueRef minus1 = sgn ? LLVMBuildICmp(L->b, LLVMIntEQ, b, LLVMConstAllOnes(t), "") : NULL;
+  LLVMValueRef by1 = minus1 ? LLVMBuildOr(L->b, zero, minus1, "") : zero;
+  if (active) by1 = LLVMBuildOr(L->b, by1, LLVMBuildNot(L->b, active, ""), "");
+  LLVMValueRef q = LLVMBuildBinOp(L->b, op, a,
+                                  LLVMBuildSelect(L->b, by1, const_like(L, t, 1), b, ""), "");
+  /* x % 1 is the 0 that x % -1 is; x / 1 is x, where x / -1 is -x (which wraps for INT_MIN) */
+  if (minus1 && !rem) q = LLVMBuildSelect(L->b, minus1, LLVMBuildNeg(L->b, a, ""), q, "");
+  return LLVMBuildSelect(L->b, zero, rem ? a : LLVMConstAllOnes(t), q, "");
+}
+
+static int is_division(LLVMOpcode op) {
+  return op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem;
+}
+
+static int safe_division(LLVMValueRef inst, LLVMOpcode op) {
+  return ir_safe_divisor(LLVMGetOperand(inst, 1), op == LLVMSDiv || op == LLVMSRem);
+}
+
+/* A uniform division that needs a guard, as scalars; NULL for any other instruction. */
+static LLVMValueRef uniform_division(lower *L, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMIsAInstruction(inst) ? LLVMGetInstructionOpcode(inst) : LLVMRet;
+  if (!is_division(op) || safe_division(inst, op)) return NULL;
+  return div_defined(L, op, lw_scalar_of(L, LLVMGetOperand(inst, 0)),
+                     lw_scalar_of(L, LLVMGetOperand(inst, 1)), NULL);
 }
 
 static LLVMValueRef lower_div(lower *L, LLVMValueRef inst, LLVMOpcode op) {
   LLVMValueRef bop = LLVMGetOperand(inst, 1);
-  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b;
+  LLVMValueRef a = lw_vector_of(L, LLVMGetOperand(inst, 0)), b = lw_vector_of(L, bop);
   unsigned bits = LLVMGetIntTypeWidth(lw_elem_type(LLVMTypeOf(inst)));
-  int sgn = op == LLVMSDiv || op == LLVMSRem;
-  if (is_constant(bop)) return LLVMBuildBinOp(L->b, op, a, lw_vector_of(L, bop), "");
-  if (divergence_of(L->dv, bop).shape == UNIFORM) {
-    if (bits <= 32) return div_uniform(L, op, a, bop);
-    if (!sgn) return LLVMBuildBinOp(L->b, op, a, lw_vector_of(L, bop), "");
-  }
-  /* inactive lanes hold stale divisors: make them 1 so they cannot trap */
-  b = lw_vector_of(L, bop);
-  LLVMValueRef one = LLVMConstInt(LLVMGetElementType(LLVMTypeOf(b)), 1, 0);
-  b = LLVMBuildSelect(L->b, lw_expand_mask(L, L->lane_group_mask, lw_width(LLVMTypeOf(inst))), b,
-                      lw_splat(L, one), "");
-  return LLVMBuildBinOp(L->b, op, a, b, "");
+  if (safe_division(inst, op)) return LLVMBuildBinOp(L->b, op, a, b, "");
+  if (divergence_of(L->dv, bop).shape == UNIFORM)
+    return bits <= 32 ? div_uniform(L, op, a, bop) : div_defined(L, op, a, b, NULL);
+  return div_defined(L, op, a, b,
+                     lw_expand_mask(L, L->lane_group_mask, lw_width(LLVMTypeOf(inst))));
 }
 
 static LLVMValueRef lower_binop(lower *L, LLVMValueRef inst, LLVMOpcode op) {
-  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem)
-    return lower_div(L, inst, op);
+  if (is_division(op)) return lower_div(L, inst, op);
   return LLVMBuildBinOp(L->b, op, lw_vector_of(L, LLVMGetOperand(inst, 0)),
                         lw_vector_of(L, LLVMGetOperand(inst, 1)), "");
 }

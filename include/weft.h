@@ -7,6 +7,14 @@
  * Threading: a weft_context and everything created from it may be used by one host thread at a
  * time; different contexts are independent and may be used from different threads at once.
  *
+ * Handles: a call given NULL where it needs a pointer returns WEFT_ERROR_INVALID_VALUE (calls
+ * that return something else return "", NULL or 0; the release calls take NULL as a no-op). A
+ * context, program or kernel that was released already is detected and refused the same way,
+ * by every call, release included, unless its memory went to a new handle of the same kind
+ * meanwhile. A kernel keeps its program alive, and a program its context: releasing one
+ * while a kernel (or program) made from it exists only makes the handle unusable, and its
+ * memory, threads and code go with the last kernel (or program) released.
+ *
  * Building runs clang-19's compiler (cc1) inside the process: the first weft_context_create
  * loads it on a thread of its own, and each compile runs on a thread whose file descriptors are
  * its own, so that clang's output never reaches the host's stdout or stderr. With WEFT_CLANG
@@ -66,7 +74,8 @@ WEFT_API weft_status weft_context_create(const weft_options *options, weft_conte
 /* Checks options as weft_context_create does: WEFT_ERROR_INVALID_VALUE with why (n bytes, may
  * be NULL) saying which option is wrong and why, else WEFT_SUCCESS. */
 WEFT_API weft_status weft_options_check(const weft_options *options, char *why, size_t n);
-WEFT_API void weft_context_release(weft_context *ctx);
+/* WEFT_SUCCESS, or WEFT_ERROR_INVALID_VALUE for a handle that is not a context alive. */
+WEFT_API weft_status weft_context_release(weft_context *ctx);
 /* The policy of the following launches ("stack"). */
 WEFT_API weft_status weft_context_set_policy(weft_context *ctx, const char *policy);
 /* The split order and max splits of the following launches, as in weft_options. */
@@ -75,7 +84,8 @@ WEFT_API weft_status weft_context_set_splits(weft_context *ctx, const char *spli
 /* Whether the following launches step the policy from the generated code
  * (weft_options.policy_in_code). */
 WEFT_API weft_status weft_context_set_policy_in_code(weft_context *ctx, int on);
-/* The options in force, with every 0 and NULL replaced by its value. */
+/* The options in force, with every 0 and NULL replaced by its value; all 0 and NULL (warp 0,
+ * which no context has) for a NULL or released context. */
 WEFT_API weft_options weft_context_options(const weft_context *ctx);
 /* Why the last call on this context failed: a message naming the argument, kernel and source
  * line where there is one; for a build, clang's diagnostics. "" when nothing failed. */
@@ -91,7 +101,8 @@ WEFT_API weft_status weft_program_build_source(weft_context *ctx, const char *na
                                                weft_program **out);
 /* clang's warnings for a program that built ("" when there were none). */
 WEFT_API const char *weft_program_build_log(const weft_program *program);
-WEFT_API void weft_program_release(weft_program *program);
+/* Its kernels keep it (and its context) alive until they are released. */
+WEFT_API weft_status weft_program_release(weft_program *program);
 
 /* ---- kernels and their arguments ---- */
 typedef enum weft_type {
@@ -137,11 +148,12 @@ typedef struct weft_arg {
   weft_arg_kind kind;
   weft_type type; /* VALUE: the type of *value, checked against the parameter */
   size_t size; /* VALUE: bytes at value; buffers: bytes of the buffer */
-  const void *value; /* VALUE: the value; GLOBAL/CONSTANT: the buffer; LOCAL: NULL */
+  const void *value; /* VALUE: the value; GLOBAL/CONSTANT: the buffer, never NULL (a kernel may
+                        read or write any buffer it is given); LOCAL: NULL */
 } weft_arg;
 
 WEFT_API weft_status weft_kernel_create(weft_program *program, const char *name, weft_kernel **out);
-WEFT_API void weft_kernel_release(weft_kernel *kernel);
+WEFT_API weft_status weft_kernel_release(weft_kernel *kernel);
 WEFT_API const char *weft_kernel_name(const weft_kernel *kernel);
 WEFT_API unsigned weft_kernel_num_args(const weft_kernel *kernel);
 WEFT_API weft_status weft_kernel_arg_info(const weft_kernel *kernel, unsigned index,

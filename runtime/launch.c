@@ -165,8 +165,11 @@ static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a,
   if (q->kind == WEFT_ARG_LOCAL && a->size == 0)
     return rt_error(err, errlen, WEFT_ERROR_ARGUMENT, "argument %u '%s': __local size is 0", i,
                     q->name);
-  if (q->kind != WEFT_ARG_VALUE && q->kind != WEFT_ARG_LOCAL && !a->value && a->size)
-    return rt_error(err, errlen, WEFT_ERROR_ARGUMENT, "argument %u '%s': NULL buffer of %zu bytes",
+  /* a kernel may read or write any buffer it is given: at NULL, that is a fault of the host */
+  if (q->kind != WEFT_ARG_VALUE && q->kind != WEFT_ARG_LOCAL && !a->value)
+    return rt_error(err, errlen, WEFT_ERROR_ARGUMENT,
+                    "argument %u '%s': NULL buffer of %zu bytes (the kernel may read or write "
+                    "it: pass memory, even for 0 bytes)",
                     i, q->name, a->size);
   if (q->kind != WEFT_ARG_VALUE) return WEFT_SUCCESS;
   if (a->type != q->type || a->size != q->size) {

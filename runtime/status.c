@@ -38,6 +38,7 @@ weft_status rt_error(char *err, size_t errlen, weft_status status, const char *f
 _Static_assert(WEFT_MASK_CHARS == WEFT_MAX_WARP + 1, "a digit per lane of the widest warp");
 
 char *weft_mask_string(char buf[WEFT_MASK_CHARS], uint64_t mask, unsigned width) {
+  if (!buf) return NULL;
   if (width > WEFT_MASK_CHARS - 1) width = WEFT_MASK_CHARS - 1;
   for (unsigned i = 0; i < width; i++) buf[width - 1 - i] = (mask >> i & 1) ? '1' : '0';
   buf[width] = 0;

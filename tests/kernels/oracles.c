@@ -722,6 +722,61 @@ void oracle_div_rem(kio *io) {
   }
 }
 
+/* Division as the README defines it for a zero divisor and MIN / -1, at any width: the
+ * results are truncated to the width, so -1 and all ones are one value. */
+static int64_t sdiv0(int64_t x, int64_t d) {
+  return d == 0 ? -1 : d == -1 ? (int64_t)(0 - (uint64_t)x) : x / d;
+}
+static int64_t srem0(int64_t x, int64_t d) { return d == 0 ? x : d == -1 ? 0 : x % d; }
+static uint64_t udiv0(uint64_t x, uint64_t d) { return d ? x / d : UINT64_MAX; }
+static uint64_t urem0(uint64_t x, uint64_t d) { return d ? x % d : x; }
+
+void oracle_div_by_zero(kio *io) {
+  int32_t zero = VAL(int32_t, 2), m1 = VAL(int32_t, 3);
+  for (size_t i = 0; i < N(io); i++) {
+    int32_t x = (i & 3) == 1 ? INT32_MIN : IN(int32_t, 0)[i], d = IN(int32_t, 1)[i],
+            g = (int32_t)(i / LSIZE(io) % 3) - 1, *o = OUT(int32_t, 4) + 32 * i;
+    uint32_t ux = (uint32_t)x, ud = (uint32_t)d;
+    int64_t lx = (i & 3) == 1 ? INT64_MIN : (int64_t)IN(int32_t, 0)[i] * 5;
+    int32_t c0 = (int8_t)sdiv0((int8_t)x, (int8_t)d), c1 = (int8_t)sdiv0(-128, (int8_t)m1);
+    int32_t s0 = (int16_t)srem0((int16_t)x, (int16_t)zero), s1 = (int16_t)srem0(-32768, m1);
+    int64_t want[32] = {sdiv0(x, d),
+                        srem0(x, d),
+                        (int32_t)udiv0(ux, ud),
+                        (int32_t)urem0(ux, ud),
+                        sdiv0(x, zero),
+                        srem0(x, zero),
+                        (int32_t)udiv0(ux, (uint32_t)zero),
+                        (int32_t)urem0(ux, (uint32_t)zero),
+                        sdiv0(x, m1),
+                        srem0(x, m1),
+                        sdiv0(x, g),
+                        srem0(x, g),
+                        (int32_t)sdiv0(lx, d),
+                        (int32_t)srem0(lx, d),
+                        sdiv0(lx, m1) >> 32,
+                        (int32_t)udiv0((uint64_t)lx, (uint64_t)(int64_t)zero) +
+                            (int32_t)urem0((uint64_t)lx, (uint64_t)(int64_t)zero),
+                        sdiv0(INT32_MIN + zero, m1),
+                        srem0(INT32_MIN + zero, m1),
+                        sdiv0(m1, zero),
+                        srem0(m1, zero),
+                        sdiv0(x, d),
+                        sdiv0(INT32_MIN, m1),
+                        sdiv0(7, zero),
+                        sdiv0(x, g),
+                        srem0(x, d),
+                        srem0(INT32_MIN, m1),
+                        srem0(7, zero),
+                        srem0(x, g),
+                        c0 + 1000 * c1,
+                        s0 + 100000 * s1,
+                        x & 1 ? sdiv0(x, d) : (int32_t)udiv0(ux, ud),
+                        x & 1 ? (int32_t)urem0(ux, ud) : srem0(x, d)};
+    for (int k = 0; k < 32; k++) o[k] = (int32_t)want[k];
+  }
+}
+
 void oracle_int_mul_hi(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     size_t j = i ^ 1;

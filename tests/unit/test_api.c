@@ -635,6 +635,164 @@ static void buffers_end_at_a_guard_page(void **state) {
   assert_null(weft_buffer_alloc(SIZE_MAX - 100));
 }
 
+/* Build options that would make clang write files, write something other than bitcode, load
+ * code or pass options on unchecked are refused by name, whichever way clang runs, before it
+ * runs: nothing is written. */
+static void build_options_that_write_or_load_are_refused(void **state) {
+  weft_context *ctx = *state;
+  char path[] = "/tmp/weft-api-out-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd), unlink(path);
+  char o_path[64], mf[96];
+  snprintf(o_path, sizeof o_path, "-o%s", path);
+  snprintf(mf, sizeof mf, "-DX=1 -MD -MF %s", path);
+  const char *opts[][2] = {{"-E", "-E"},
+                           {o_path, o_path},
+                           {"-DX=1 -o /dev/null", "-o"},
+                           {mf, "-MD"},
+                           {"-fplugin=/tmp/x.so", "-fplugin=/tmp/x.so"},
+                           {"-Xclang -load -Xclang /tmp/x.so", "-Xclang"},
+                           {"@/tmp/options", "@/tmp/options"}};
+  for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+    weft_program *p = (weft_program *)1;
+    assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, opts[i][0], &p),
+                     WEFT_ERROR_INVALID_VALUE);
+    assert_null(p);
+    char want[128];
+    snprintf(want, sizeof want, "build option '%s' is refused", opts[i][1]);
+    assert_non_null(strstr(weft_last_error(ctx), want));
+    assert_int_not_equal(access(path, F_OK), 0);
+  }
+}
+
+/* clang's output that is not bitcode (its --help here) is a build error, where LLVM's reader
+ * would have called exit(1). */
+static void output_that_is_not_bitcode_is_a_build_error(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, "--help", &p), WEFT_ERROR_BUILD);
+  assert_non_null(strstr(weft_last_error(ctx), "clang-19 wrote no LLVM bitcode"));
+}
+
+/* NULL where a pointer is needed is WEFT_ERROR_INVALID_VALUE (or "", NULL, 0 where a call
+ * returns no status), never a crash; releasing NULL does nothing. */
+static void null_pointers_are_invalid_values(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  weft_kernel *k;
+  assert_int_equal(weft_context_options(NULL).warp, 0);
+  assert_null(weft_context_options(NULL).policy);
+  assert_int_equal(weft_context_set_policy(NULL, "mp"), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_policy(ctx, NULL), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_splits(NULL, "rr", 0), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_policy_in_code(NULL, 1), WEFT_ERROR_INVALID_VALUE);
+  assert_string_equal(weft_last_error(NULL), "");
+  assert_int_equal(weft_program_build_file(NULL, "x.cl", NULL, &p), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_program_build_file(ctx, NULL, NULL, &p), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", NULL, NULL, &p),
+                   WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, NULL),
+                   WEFT_ERROR_INVALID_VALUE);
+  assert_string_equal(weft_program_build_log(NULL), "");
+  assert_null(weft_program_kernel_name(NULL, 0));
+  assert_int_equal(weft_kernel_create(NULL, "vadd", &k), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, NULL, &k), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_create(p, "vadd", NULL), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_create(p, "vadd", &k), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_arg_info(k, 0, NULL), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_arg_info(NULL, 0, &(weft_arg_info){0}), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_block_lines(k, 0, NULL, NULL), WEFT_ERROR_INVALID_VALUE);
+  assert_null(weft_kernel_name(NULL));
+  assert_int_equal(weft_kernel_num_args(NULL), 0);
+  assert_int_equal(weft_kernel_num_blocks(NULL), 0);
+  assert_int_equal(weft_kernel_launch(NULL, NULL, 0, NULL, NULL), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_launch(k, NULL, 0, NULL, NULL), WEFT_ERROR_NDRANGE);
+  assert_null(weft_mask_string(NULL, 1, 4));
+  assert_int_equal(weft_kernel_release(NULL), WEFT_SUCCESS);
+  assert_int_equal(weft_program_release(NULL), WEFT_SUCCESS);
+  assert_int_equal(weft_context_release(NULL), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_release(k), WEFT_SUCCESS);
+  assert_int_equal(weft_program_release(p), WEFT_SUCCESS);
+}
+
+/* A handle released already, used or released again, is WEFT_ERROR_INVALID_VALUE: no double
+ * free, no use after free (ASan checks both). */
+static void released_handles_are_refused(void **state) {
+  (void)state;
+  weft_context *ctx;
+  weft_program *p;
+  weft_kernel *k;
+  weft_options o = {.threads = 1, .warp = 8, .lanes = 4};
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, "vadd", &k), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_release(k), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_release(k), WEFT_ERROR_INVALID_VALUE);
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 0, NULL, NULL), WEFT_ERROR_INVALID_VALUE);
+  assert_null(weft_kernel_name(k));
+  assert_int_equal(weft_program_release(p), WEFT_SUCCESS);
+  assert_int_equal(weft_program_release(p), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_create(p, "vadd", &k), WEFT_ERROR_INVALID_VALUE);
+  assert_null(weft_program_kernel_name(p, 0));
+  assert_int_equal(weft_context_release(ctx), WEFT_SUCCESS);
+  assert_int_equal(weft_context_release(ctx), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_policy(ctx, "mp"), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_options(ctx).warp, 0);
+  assert_int_equal(weft_program_build_source(ctx, "v.cl", vadd, NULL, &p),
+                   WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_release((weft_kernel *)ctx), WEFT_ERROR_INVALID_VALUE);
+}
+
+/* A kernel keeps its program, and so its context, alive: it still launches after the host
+ * released both, which are refused as handles meanwhile and freed with the kernel (LeakSanitizer
+ * would see them left). */
+static void kernel_keeps_program_and_context_alive(void **state) {
+  (void)state;
+  weft_context *ctx;
+  weft_program *p;
+  weft_options o = {.threads = 2, .warp = 8, .lanes = 4};
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+  weft_kernel *k = first_kernel(ctx, "v.cl", vadd, &p);
+  assert_int_equal(weft_program_release(p), WEFT_SUCCESS);
+  assert_int_equal(weft_context_release(ctx), WEFT_SUCCESS);
+  float a[16], c[16] = {0};
+  int n = 16;
+  for (int i = 0; i < n; i++) a[i] = (float)i;
+  weft_arg args[3] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_F32, sizeof c, c},
+                      {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
+  weft_ndrange r = {1, {16, 1, 1}, {8, 1, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 3, args, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < n; i++) assert_true(c[i] == 2.0f * a[i]);
+  assert_int_equal(weft_program_release(p), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_policy(ctx, "mp"), WEFT_ERROR_INVALID_VALUE);
+  weft_kernel *k2;
+  assert_int_equal(weft_kernel_create(p, "vadd", &k2), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_kernel_release(k), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_release(k), WEFT_ERROR_INVALID_VALUE);
+}
+
+/* A NULL buffer, even of 0 bytes, is an argument error that names the argument: the kernel
+ * would write through it. */
+static void null_buffer_is_an_argument_error(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "v.cl", vadd, &p);
+  float a[8] = {0};
+  int n = 8;
+  weft_arg args[3] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_F32, 0, NULL},
+                      {WEFT_ARG_VALUE, WEFT_I32, 4, &n}};
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 3, args, NULL), WEFT_ERROR_ARGUMENT);
+  assert_non_null(strstr(weft_last_error(ctx), "argument 1 'c': NULL buffer of 0 bytes"));
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 /* A host may exit at any moment after weft_context_create, while clang loads in the background
  * (about 20-80 ms): exit waits for the load, whose libraries' constructors must not meet their
  * destructors. A child forked meanwhile exits at once. Each run is this program again, which
@@ -704,6 +862,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(barriers_on_both_sides_complete_under_mp),
       cmocka_unit_test(early_reconvergence_beats_stack_on_figure10_loop),
       cmocka_unit_test(buffers_end_at_a_guard_page),
+      cmocka_unit_test(build_options_that_write_or_load_are_refused),
+      cmocka_unit_test(output_that_is_not_bitcode_is_a_build_error),
+      cmocka_unit_test(null_pointers_are_invalid_values),
+      cmocka_unit_test(released_handles_are_refused),
+      cmocka_unit_test(kernel_keeps_program_and_context_alive),
+      cmocka_unit_test(null_buffer_is_an_argument_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

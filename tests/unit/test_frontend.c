@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <llvm-c/BitReader.h>
+
 #include "compiler.h"
 
 static const char k50_path[] = WEFT_SOURCE_DIR "/bench/k50.cl";
@@ -165,6 +167,25 @@ static void concurrent_builds_stay_apart(void **state) {
   }
 }
 
+/* LLVM's default handler exits the process on an error; between ir_diagnostics_begin and _end
+ * the error is kept instead, and the handler there was is back afterwards. */
+static void llvm_errors_do_not_exit(void **state) {
+  (void)state;
+  LLVMContextRef c = LLVMContextCreate();
+  static const char bad[] = "BC\xc0\xde not really bitcode";
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bad, sizeof bad, "bad");
+  ir_diagnostics d;
+  ir_diagnostics_begin(&d, c);
+  LLVMModuleRef m = NULL;
+  assert_true(LLVMParseBitcodeInContext2(c, buf, &m));
+  char *why = ir_diagnostics_end(&d, c);
+  assert_non_null(why);
+  assert_null(LLVMContextGetDiagnosticHandler(c));
+  free(why);
+  LLVMDisposeMemoryBuffer(buf);
+  LLVMContextDispose(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cc1_runs_in_this_process),
@@ -173,6 +194,7 @@ int main(void) {
       cmocka_unit_test(too_many_options_are_refused),
       cmocka_unit_test(diagnostics_go_to_the_log_not_the_host),
       cmocka_unit_test(concurrent_builds_stay_apart),
+      cmocka_unit_test(llvm_errors_do_not_exit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
