@@ -24,7 +24,7 @@ typedef struct bench_opts {
   unsigned settle; /* FIRST_CHILD: ms between weft_context_create and the build */
   int policies;    /* every policy instead of `policy` */
   int quick;       /* small sizes */
-  int policy_in_code; /* weft_options.policy_in_code */
+  int policy_in_runtime; /* weft_options.policy_in_runtime */
   const char *json;
 } bench_opts;
 
@@ -262,9 +262,9 @@ static void write_json(const char *path, const weft_options *wo, const bench_opt
   fprintf(
       f,
       "{\"threads\": %u, \"warp\": %u, \"lanes\": %u, \"runs\": %u, \"quick\": %s,\n"
-      " \"split_order\": \"%s\", \"max_splits\": %u, \"policy_in_code\": %s,\n \"workloads\": [",
+      " \"split_order\": \"%s\", \"max_splits\": %u, \"policy_in_runtime\": %s,\n \"workloads\": [",
       wo->threads, wo->warp, wo->lanes, o->runs, o->quick ? "true" : "false", wo->split_order,
-      wo->max_splits, wo->policy_in_code ? "true" : "false");
+      wo->max_splits, wo->policy_in_runtime ? "true" : "false");
   for (unsigned i = 0; i < n; i++)
     fprintf(f,
             "%s\n  {\"name\": \"%s\", \"workload\": \"%s\", \"policy\": \"%s\", \"c_ms\": %.4f, "
@@ -300,29 +300,29 @@ static size_t bench_suite(weft_context *ctx, const bench_opts *o) {
 /* ---- options ---- */
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
-          "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
-          "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
-          "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--policy-in-code]\n"
-          "                  [--help]\n"
-          "\n"
-          "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
-          "-march=native, on the same threads), alternately, --runs times each after a warm-up,\n"
-          "and prints the medians, their ratio (speedup: plain C ms / weft ms), weft's SIMD\n"
-          "efficiency, policy calls and round trips, and the 32-bit words in which weft's output "
-          "differs from\n"
-          "plain C's; then the first launch of bench/k50.cl in new processes and contexts, and a\n"
-          "repeated launch of it. Exit status 1 when an output differs, 2 for a bad command line.\n"
-          "\n"
-          "  --threads N     weft's workers and the baselines' threads (default 2)\n"
-          "  --runs N        timed runs of each, after one warm-up (default 7)\n"
-          "  --warp W, --lanes G   as for weft run (default 32, and 16 with AVX-512, else 8)\n"
-          "  --policy P      the policy of every launch (default stack)\n"
-          "  --policies      each workload under stack, mp, mp-orec and pc, a row per policy\n"
-          "  --split-order, --max-splits   mp and mp-orec's options, as for weft run\n"
-          "  --only NAMES    only these, comma-separated:\n"
-          "                  launch");
+  fprintf(
+      f, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
+         "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
+         "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
+         "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--policy-in-runtime]\n"
+         "                  [--help]\n"
+         "\n"
+         "Runs each workload with weft and as plain C (the same per-item algorithm, clang-19 -O3\n"
+         "-march=native, on the same threads), alternately, --runs times each after a warm-up,\n"
+         "and prints the medians, their ratio (speedup: plain C ms / weft ms), weft's SIMD\n"
+         "efficiency, policy calls and round trips, and the 32-bit words in which weft's output "
+         "differs from\n"
+         "plain C's; then the first launch of bench/k50.cl in new processes and contexts, and a\n"
+         "repeated launch of it. Exit status 1 when an output differs, 2 for a bad command line.\n"
+         "\n"
+         "  --threads N     weft's workers and the baselines' threads (default 2)\n"
+         "  --runs N        timed runs of each, after one warm-up (default 7)\n"
+         "  --warp W, --lanes G   as for weft run (default 32, and 16 with AVX-512, else 8)\n"
+         "  --policy P      the policy of every launch (default stack)\n"
+         "  --policies      each workload under stack, mp, mp-orec and pc, a row per policy\n"
+         "  --split-order, --max-splits   mp and mp-orec's options, as for weft run\n"
+         "  --only NAMES    only these, comma-separated:\n"
+         "                  launch");
   for (unsigned i = 0, col = 24; i < num_workloads; i++) {
     const char *name = workloads[i].name;
     if (i && !strcmp(name, workloads[i - 1].name)) continue;
@@ -337,15 +337,15 @@ static void usage(FILE *f) {
           "  --json PATH     also writes the rows to PATH as JSON: the options, and per workload\n"
           "                  and policy the times, speedup, SIMD efficiency, policy calls,\n"
           "                  launches, warps and mismatches\n"
-          "  --policy-in-code  the generated code hands policy events to the policy (as weft\n"
-          "                  run --policy-in-code)\n");
+          "  --policy-in-runtime  every policy event returns to the runtime (as weft run\n"
+          "                  --policy-in-runtime): the reference path\n");
 }
 
 /* Options that take no value; returns 1 if argv[i] was one. */
 static int parse_flag(const char *arg, bench_opts *o) {
   if (!strcmp(arg, "--policies")) o->policies = 1;
   else if (!strcmp(arg, "--quick")) o->quick = 1;
-  else if (!strcmp(arg, "--policy-in-code")) o->policy_in_code = 1;
+  else if (!strcmp(arg, "--policy-in-runtime")) o->policy_in_runtime = 1;
   else return 0;
   return 1;
 }
@@ -387,14 +387,15 @@ int main(int argc, char **argv) {
                      .lanes = o.lanes,
                      .split_order = o.split_order,
                      .max_splits = o.max_splits,
-                     .policy_in_code = o.policy_in_code};
+                     .policy_in_runtime = o.policy_in_runtime};
   if (weft_options_check(&wo, why, sizeof why) || weft_context_create(&wo, &ctx))
     return fprintf(stderr, "weft_bench: %s\n", why), 2;
   weft_options r = weft_context_options(ctx);
   printf("weft_bench: %u threads, W=%u, G=%u, policy %s (split order %s, max splits %u), "
          "median of %u runs%s%s\n\n",
          r.threads, r.warp, r.lanes, o.policies ? "each" : r.policy, r.split_order, r.max_splits,
-         o.runs, o.quick ? ", quick sizes" : "", o.policy_in_code ? ", policy in code" : "");
+         o.runs, o.quick ? ", quick sizes" : "",
+         o.policy_in_runtime ? ", policy in the runtime" : "");
   size_t bad = bench_suite(ctx, &o);
   if (chosen(o.only, "launch")) {
     printf("\n");

@@ -228,9 +228,9 @@ weft_status weft_context_set_splits(weft_context *ctx, const char *split_order,
   return st ? set_error(ctx, st, "%s", why) : WEFT_SUCCESS;
 }
 
-weft_status weft_context_set_policy_in_code(weft_context *ctx, int on) {
+weft_status weft_context_set_policy_in_runtime(weft_context *ctx, int on) {
   if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
-  runtime_set_policy_in_code(ctx->rt, on);
+  runtime_set_policy_in_runtime(ctx->rt, on);
   return WEFT_SUCCESS;
 }
 
@@ -239,7 +239,7 @@ weft_options weft_context_options(const weft_context *ctx) {
   weft_options o = ctx->opts, r = runtime_options(ctx->rt);
   o.policy = ctx->policy;
   o.split_order = r.split_order, o.max_splits = r.max_splits;
-  o.policy_in_code = r.policy_in_code;
+  o.policy_in_runtime = r.policy_in_runtime;
   return o;
 }
 

@@ -61,13 +61,14 @@ typedef struct weft_options {
   const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
   unsigned max_splits; /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
                               split that finds them all taken waits for one to end; 0: W */
-  /* 0: every policy event (a divergent branch, a reconvergence, a barrier) returns from the
-   * generated code to the runtime, which hands it to the policy and calls the code again.
-   * 1: the generated code hands it to the policy itself and goes on with the split the policy
-   * picks, returning only when nothing of the warp can run (a barrier, its end): the first step
-   * towards policy decisions inlined in the generated code, 0-10% slower than 0 today (see
-   * bench/README.md). Results and stats are the same either way, but for round_trips. */
-  int policy_in_code;
+  /* 0 (the default): the generated code takes the policy's decisions itself and goes on with
+   * the split the policy picks, returning only when nothing of the warp can run there (a
+   * barrier, its end): `stack` inlined, its values kept in registers; the other policies
+   * through a call into the runtime's C. 1: every policy event (a divergent branch, a
+   * reconvergence, a barrier) returns from the generated code to the runtime, which hands it
+   * to the policy and calls the code again: the reference path, and the one traces take.
+   * Results and stats are the same either way, but for round_trips (and the time). */
+  int policy_in_runtime;
 } weft_options;
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);
@@ -81,9 +82,9 @@ WEFT_API weft_status weft_context_set_policy(weft_context *ctx, const char *poli
 /* The split order and max splits of the following launches, as in weft_options. */
 WEFT_API weft_status weft_context_set_splits(weft_context *ctx, const char *split_order,
                                              unsigned max_splits);
-/* Whether the following launches step the policy from the generated code
- * (weft_options.policy_in_code). */
-WEFT_API weft_status weft_context_set_policy_in_code(weft_context *ctx, int on);
+/* Whether the following launches hand every policy event to the runtime
+ * (weft_options.policy_in_runtime). */
+WEFT_API weft_status weft_context_set_policy_in_runtime(weft_context *ctx, int on);
 /* The options in force, with every 0 and NULL replaced by its value; all 0 and NULL (warp 0,
  * which no context has) for a NULL or released context. */
 WEFT_API weft_options weft_context_options(const weft_context *ctx);
@@ -184,8 +185,8 @@ typedef struct weft_stats {
   uint64_t policy_calls; /* calls from generated code into the policy */
   uint64_t barriers; /* barrier completions, per work-group */
   /* Returns to the scheduler that it resumed: calls of the warp function after a warp's first
-   * one. One per policy event, or with weft_options.policy_in_code only where a warp cannot go
-   * on (it waits at a barrier). */
+   * one: where a warp cannot go on in the generated code (it waits at a barrier), or with
+   * weft_options.policy_in_runtime one per policy event. */
   uint64_t round_trips;
   uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting split at the same
                                     PC and reconvergence point, before that point */

@@ -14,7 +14,8 @@
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
- * With ctx->step set (weft_options.policy_in_code), the function does not return for such an
+ * With ctx->step set (the other policies, unless weft_options.policy_in_runtime), the function
+ * does not return for such an
  * event: it saves the frame as it would to return, and calls step(ctx) (from a stepper it
  * tail-calls), which hands the event to the policy and asks it what runs next. When step
  * returns 1 the warp function is entered again, without the scheduler, at ctx->pc with
@@ -23,15 +24,17 @@
  * the same either way, and so are the stats: only the returns to the scheduler, the round
  * trips, go.
  *
- * With ctx->policy set (the `stack` policy, weft_options.policy_in_code, a kernel whose
- * steps_stack is set), the function takes the policy's steps itself: it hands each event to
+ * With ctx->policy set (the `stack` policy, unless weft_options.policy_in_runtime, for a kernel
+ * whose steps_stack is set), the function takes the policy's steps itself: it hands each event to
  * weft_stack_step (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep
  * theirs. It returns only at a barrier (BARRIER, for the policy as usual), when the warp has
  * finished (HANDLED; in a first call with a chain, the next warp goes on instead), or when the
  * policy picks a block it cannot reach from there (NEXT: the policy has taken every event; ask
- * it what runs next). The frame then holds every value of every lane that ran in the call.
+ * it what runs next). The frame then holds every value of every lane that ran in the call. A
+ * divergent branch whose region holds no loop, barrier or return runs its sides masked without
+ * calling the policy, and adds to ctx->counters what the policy would have counted.
  *
  * The compiler builds its accesses to these structs with offsetof() on this header, so the two
  * sides cannot disagree. Only C types of fixed size appear here. */
@@ -50,13 +53,13 @@ enum weft_event {
   WEFT_EVENT_BARRIER = 2, /* the lanes ctx->mask wait at the barrier ending block from_pc; they
                              resume at target_pc[0] */
   WEFT_EVENT_HANDLED = 3, /* step() took the last event and nothing of the warp can run now */
-  WEFT_EVENT_NEXT = 4,    /* the policy in ctx->policy took every event; its next split runs */
+  WEFT_EVENT_NEXT = 4, /* the policy in ctx->policy took every event; its next split runs */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */
 typedef struct weft_group {
-  const void *args;   /* the launch's argument block (see weft_compiled_kernel.setargs) */
-  char *local_mem;    /* this work-group's __local memory, 64-byte aligned */
+  const void *args; /* the launch's argument block (see weft_compiled_kernel.setargs) */
+  char *local_mem; /* this work-group's __local memory, 64-byte aligned */
   uint64_t group_id[3];
   uint64_t local_size[3], global_size[3], num_groups[3], global_offset[3];
   uint32_t work_dim;
@@ -69,21 +72,21 @@ typedef struct weft_group {
  * generated code adds to the first four where it takes the policy's steps itself. */
 typedef struct policy_counters {
   uint64_t divergent_branches; /* branches whose lanes went more than one way */
-  uint64_t reconvergences;     /* diverged lanes met again at a reconvergence point (IPDOM) */
+  uint64_t reconvergences; /* diverged lanes met again at a reconvergence point (IPDOM) */
   uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting one before it */
-  uint64_t policy_calls;       /* events handed to the policy, except a warp or split simply
+  uint64_t policy_calls; /* events handed to the policy, except a warp or split simply
                                   reaching the kernel's end: a kernel without divergence has 0 */
-  uint64_t split_excess;       /* Σ over the warps (one per work-group) of their most splits
+  uint64_t split_excess; /* Σ over the warps (one per work-group) of their most splits
                                   at once, minus 1: 0 for a policy with one split at a time */
-  uint64_t max_splits;         /* most splits one warp had at once (0: never more than 1) */
-  uint64_t max_st_entries;     /* most entries of a warp split table, of a reconvergence */
-  uint64_t max_rt_entries;     /* table; 0 for policies without tables */
+  uint64_t max_splits; /* most splits one warp had at once (0: never more than 1) */
+  uint64_t max_st_entries; /* most entries of a warp split table, of a reconvergence */
+  uint64_t max_rt_entries; /* table; 0 for policies without tables */
 } policy_counters;
 
 typedef struct weft_warp_ctx {
   /* Set by the scheduler before each call. */
   uint64_t mask; /* active lanes, bit i = lane i (thread 0 is bit 0) */
-  uint32_t pc;   /* block to run */
+  uint32_t pc; /* block to run */
   uint32_t guard;
   /* Not NULL only in a warp's first call: when the warp ends there (all its lanes at the
    * kernel's end), the generated code goes on with the warp `chain` points to (the next one of
@@ -108,7 +111,7 @@ typedef struct weft_warp_ctx {
   uint64_t block_execs, instr_execs, lane_instrs, groups_run;
   /* Fixed for the warp. */
   const weft_group *group;
-  char *frame;                     /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */
+  char *frame; /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */
   /* each lane's local id per dimension, cache-line aligned: a lane group's ids are a vector
    * load that does not straddle two lines */
   _Alignas(64) uint32_t lid[3][WEFT_MAX_WARP];
@@ -123,23 +126,23 @@ typedef struct weft_param {
   weft_arg_kind kind;
   weft_type type;
   unsigned vector_width;
-  size_t size;   /* VALUE: bytes of the value; buffers: bytes of one element */
+  size_t size; /* VALUE: bytes of the value; buffers: bytes of one element */
   size_t offset; /* slot in the argument block */
 } weft_param;
 
 /* A compiled kernel as the runtime sees it. Owned by the compiler's kernel object. */
 typedef struct weft_compiled_kernel {
   const char *name;
-  const char *file;       /* the source file that defines the kernel, NULL when unknown */
-  unsigned warp, lanes;   /* W and G it was compiled for */
-  unsigned nblocks;       /* PCs 0..nblocks-1; nblocks is the kernel's end */
-  const uint32_t *ipdom;  /* per PC: immediate post-dominator (nblocks: the end) */
+  const char *file; /* the source file that defines the kernel, NULL when unknown */
+  unsigned warp, lanes; /* W and G it was compiled for */
+  unsigned nblocks; /* PCs 0..nblocks-1; nblocks is the kernel's end */
+  const uint32_t *ipdom; /* per PC: immediate post-dominator (nblocks: the end) */
   const uint32_t *first_line, *last_line; /* per PC, 0 when unknown */
   const uint32_t *ninstr; /* per PC: instructions of the block, for SIMD efficiency */
   const uint32_t *barrier_line; /* per PC: the line of the barrier ending the block, 0 if none */
-  size_t frame_size;      /* bytes per warp */
+  size_t frame_size; /* bytes per warp */
   size_t static_local_size; /* bytes of the kernel's own __local arrays */
-  size_t args_size;       /* bytes of the argument block */
+  size_t args_size; /* bytes of the argument block */
   unsigned nparams;
   const weft_param *params;
   /* The warp function, for work-groups where get_local_id(0) is lane-affine in every lane group

@@ -76,7 +76,9 @@ weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsign
   return policy_config_make(split_order, max_splits, rt->opts.warp, &rt->cfg, why, n);
 }
 
-void runtime_set_policy_in_code(weft_runtime *rt, int on) { rt->opts.policy_in_code = on != 0; }
+void runtime_set_policy_in_runtime(weft_runtime *rt, int on) {
+  rt->opts.policy_in_runtime = on != 0;
+}
 
 /* ---- checks ---- */
 
@@ -316,7 +318,7 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
     return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (known: %s)",
                     policy, names);
   }
-  p->in_code = rt->opts.policy_in_code;
+  p->in_code = !rt->opts.policy_in_runtime;
   p->stack_in_code = p->in_code && p->policy == &policy_stack && k->steps_stack;
   p->x_aligned = rt_x_aligned(range, k->lanes);
   p->run = p->x_aligned ? k->run : k->run_unaligned;

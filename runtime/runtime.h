@@ -247,9 +247,9 @@ weft_options runtime_options(const weft_runtime *rt);
  * nothing changes and why says what is wrong. */
 weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsigned max_splits,
                                char *why, size_t n);
-/* Whether the following launches step the policy from the generated code
- * (weft_options.policy_in_code). */
-void runtime_set_policy_in_code(weft_runtime *rt, int on);
+/* Whether the following launches hand every policy event to the runtime
+ * (weft_options.policy_in_runtime). */
+void runtime_set_policy_in_runtime(weft_runtime *rt, int on);
 /* Runs k over range with the policy named `policy` (NULL: the runtime's). Everything is checked
  * first; on error the status is returned and a one-line message is in err. stats may be NULL. */
 weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,

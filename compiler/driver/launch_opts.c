@@ -136,8 +136,8 @@ static int parse_words(const launch_cmd *cmd, int n, char **words, run_opts *o,
       else o->outs[o->nouts++] = val;
     } else if (!strcmp(w, "--stats")) {
       o->stats = true;
-    } else if (!strcmp(w, "--policy-in-code")) {
-      o->policy_in_code = true;
+    } else if (!strcmp(w, "--policy-in-runtime")) {
+      o->policy_in_runtime = true;
     } else if (!from && !strcmp(w, "--no-defaults")) {
       o->no_defaults = true;
     } else if (w[0] == '-' && w[1]) {
@@ -168,7 +168,7 @@ static void merge(run_opts *o, const run_opts *f) {
     o->nouts = f->nouts;
   }
   o->stats |= f->stats;
-  o->policy_in_code |= f->policy_in_code;
+  o->policy_in_runtime |= f->policy_in_runtime;
 }
 
 /* Reads the weft-run lines of the kernel file's `text` into l->f: the words point into
@@ -228,7 +228,7 @@ static int parse_options(launch *l) {
       launch_parse_unsigned(l, O_MAX_SPLITS, &w->max_splits))
     return 2;
   w->policy = o->value[O_POLICY];
-  w->policy_in_code = o->policy_in_code;
+  w->policy_in_runtime = o->policy_in_runtime;
   w->split_order = o->value[O_SPLIT_ORDER];
   char why[256];
   if (weft_options_check(w, why, sizeof why)) return fail(2, "%s: %s", cmd->name, why);

@@ -58,7 +58,7 @@ typedef struct run_opts {
   const char *value[NOPTS];
   const char **args, **outs; /* room for as many as there are words */
   int nargs, nouts;
-  bool stats, no_defaults, policy_in_code;
+  bool stats, no_defaults, policy_in_runtime;
   bool args_from_file;
 } run_opts;
 

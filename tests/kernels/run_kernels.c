@@ -291,7 +291,7 @@ static bool launch_case(config *cf, weft_kernel *kernel, const char *policy, con
   assert_true(kbufs_copy(c, in, &got));
   make_args(c, &got, args);
   weft_status st = use_policy(cf->ctx, policy);
-  if (!st) st = weft_context_set_policy_in_code(cf->ctx, in_code);
+  if (!st) st = weft_context_set_policy_in_runtime(cf->ctx, !in_code);
   if (!st) st = weft_kernel_launch(kernel, &range, c->nparams, args, stats);
   bool ok = divergent_barrier_reported(c, policy, st);
   if (!ok && st)
@@ -303,9 +303,9 @@ static bool launch_case(config *cf, weft_kernel *kernel, const char *policy, con
   return ok;
 }
 
-/* One case in one configuration, with the policy stepped from the runtime (the default) and
- * from the generated code (weft_options.policy_in_code), which must give the same results and
- * stats; false after printing what went wrong. */
+/* One case in one configuration, with the policy stepped from the runtime (the reference,
+ * weft_options.policy_in_runtime) and from the generated code (the default), which must give
+ * the same results and stats; false after printing what went wrong. */
 static bool run_one(config *cf, const char *policy, const kcase *c, const kbufs *in,
                     const kbufs *want) {
   weft_kernel *kernel = kernel_of(cf, c);

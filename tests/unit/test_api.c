@@ -686,7 +686,7 @@ static void null_pointers_are_invalid_values(void **state) {
   assert_int_equal(weft_context_set_policy(NULL, "mp"), WEFT_ERROR_INVALID_VALUE);
   assert_int_equal(weft_context_set_policy(ctx, NULL), WEFT_ERROR_INVALID_VALUE);
   assert_int_equal(weft_context_set_splits(NULL, "rr", 0), WEFT_ERROR_INVALID_VALUE);
-  assert_int_equal(weft_context_set_policy_in_code(NULL, 1), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_policy_in_runtime(NULL, 1), WEFT_ERROR_INVALID_VALUE);
   assert_string_equal(weft_last_error(NULL), "");
   assert_int_equal(weft_program_build_file(NULL, "x.cl", NULL, &p), WEFT_ERROR_INVALID_VALUE);
   assert_int_equal(weft_program_build_file(ctx, NULL, NULL, &p), WEFT_ERROR_INVALID_VALUE);
