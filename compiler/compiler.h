@@ -329,7 +329,7 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef fn, const cfg *g, const div
                          char **err);
 
 /* --- policy_code.c: the policies' own code, linked into warp functions --- */
-/* Links runtime/policy_stack.c's bitcode into m when its warp functions call weft_stack_step
+/* Links runtime/policy_stack.c's bitcode into m when its warp functions take its steps
  * (lower_step.c), its functions internal and always inlined. */
 weft_status policy_code_link(LLVMModuleRef m, char **err);
 

@@ -93,7 +93,6 @@ void lw_count_to_ctx(lower *L) {
 void lw_flush_counts(lower *L) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   lw_count_warp(L);
-  lw_flush_policy_counts(L);
   for (int i = 0; i < 4; i++)
     add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
 }
@@ -186,13 +185,21 @@ static void end_tail(lower *L, int to) {
 }
 
 static LLVMBasicBlockRef crossing(lower *L, int to) {
-  return exit_to(L, L->crossing, "cross", to, cross_tail);
+  if (!L->steps_stack) return exit_to(L, L->crossing, "cross", to, cross_tail);
+  if (L->crossing[to]) return L->crossing[to];
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->crossing[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "cross");
+  LLVMPositionBuilderAtEnd(L->b, L->crossing[to]);
+  store_ctx(L, offsetof(weft_warp_ctx, pc), lw_const_i32(L, (uint64_t)to));
+  LLVMBuildBr(L->b, lw_step_elsewhere(L));
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->crossing[to];
 }
 
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
 static void arrive(lower *L, int from, int to) {
-  if (L->steps_stack) {
+  if (L->steps_stack && L->reconverges[to] && (to == L->cfg->nblocks || L->in_loop[from])) {
     LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack"),
                       runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     LLVMValueRef policy = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, policy),
@@ -200,6 +207,14 @@ static void arrive(lower *L, int from, int to) {
     LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, step);
     LLVMPositionBuilderAtEnd(L->b, step);
     lw_step_arrival_at(L, from, to);
+    LLVMPositionBuilderAtEnd(L->b, runtime);
+  } else if (L->steps_stack && to < L->cfg->nblocks) { /* once per warp: no step in the code */
+    LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+    store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
+    store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
+    store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
+    lw_step_runtime(L, runtime);
     LLVMPositionBuilderAtEnd(L->b, runtime);
   }
   if (to == L->cfg->nblocks) { /* nothing is live at the end; a chain stores nothing (end_tail) */
@@ -330,7 +345,8 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   if (L->steps_stack) {
     LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     if (n == 2 && L->region_masked[from]) lw_region_run(L, from, e, runtime);
-    else lw_step_site(L, to, n, runtime);
+    else if (L->in_loop[from]) lw_step_site(L, to, n, runtime);
+    else lw_step_runtime(L, runtime); /* once per warp: no step in the code */
     LLVMPositionBuilderAtEnd(L->b, runtime);
   }
   lw_frame_save(L, to, n);

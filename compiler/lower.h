@@ -52,9 +52,10 @@ typedef struct lower {
   LLVMValueRef mask;      /* i64: the running split's lanes, read at the top of each block */
   LLVMValueRef x_aligned; /* i1: get_local_id(0) is lane-affine in every lane group */
   /* allocas (registers after SROA): the running split's lanes, from ctx->mask; its guard, from
-   * ctx->guard (a jump to a PC below it may stay inline); the lanes that ran in this call. They
-   * change only where the code takes a policy step itself (lower_step.c). */
-  LLVMValueRef mask_var, guard_var, ran_var;
+   * ctx->guard (a jump to a PC below it may stay inline). They change only where the code takes
+   * a policy step itself (lower_step.c). */
+  LLVMValueRef mask_var, guard_var;
+  LLVMValueRef call_lanes; /* i64: the lanes the call (or the chain's warp) started with */
   LLVMBasicBlockRef entry; /* the part's entry block: what every warp shares */
   LLVMBasicBlockRef start; /* where each warp of a chain starts */
   LLVMBasicBlockRef *bbs;  /* per PC: the block that runs the kernel's block */
@@ -86,12 +87,17 @@ typedef struct lower {
   char *error; /* the first unsupported construct, with its line */
   /* the `stack` policy's steps in the code (lower_step.c) */
   int steps_stack; /* the kernel's code takes them (one part only) */
-  LLVMValueRef stack_step; /* weft_stack_step, declared; policy_code.c links it in */
+  LLVMValueRef stack_step[2]; /* weft_stack_diverge and _arrive, declared (policy_code.c) */
   int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
+  unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
+                                 points a `stack` split arrives at */
+  unsigned char *in_loop; /* per PC: steps there are taken in the code (lower_step.c) */
   LLVMBasicBlockRef *enter; /* per PC: where a split the policy picked starts */
+  LLVMBasicBlockRef *arrival; /* per PC (and the end): the step of the arrivals there */
   LLVMBasicBlockRef next_leave, finished; /* back to the scheduler: ask the policy; done */
+  LLVMBasicBlockRef elsewhere; /* on in another part at ctx->pc, every value in the frame */
+  LLVMBasicBlockRef leave_all; /* an event for the scheduler, every value in the frame */
   unsigned char *region_masked; /* per PC: its divergent branch runs masked (lower_region.c) */
-  LLVMValueRef policy_count[3]; /* allocas: what those add to ctx->counters */
 } lower;
 
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
@@ -160,8 +166,6 @@ void lw_frame_restore(lower *L, int pc); /* the values live at pc, back from the
  * the end, has none). */
 void lw_frame_save(lower *L, const int *to, int n);
 void lw_frame_save_lanes(lower *L, LLVMValueRef lanes); /* every value, of those lanes */
-/* The values live at pc, back from the frame into the lanes `lanes` only. */
-void lw_frame_restore_lanes(lower *L, int pc, LLVMValueRef lanes);
 
 /* lower_step.c: the `stack` policy's steps in the code */
 void lw_step_setup(lower *L); /* per kernel: whether it takes them; the siblings */
@@ -169,7 +173,12 @@ void lw_step_begin_part(lower *L); /* per part */
 /* At an event (ctx holds it): with ctx->policy set, takes the step and goes on at the block
  * the policy picks among to[0..n), or leaves; else goes to `runtime`. */
 void lw_step_site(lower *L, const int *to, int n, LLVMBasicBlockRef runtime);
-void lw_step_arrival(lower *L, int to, LLVMBasicBlockRef runtime); /* an arrival at `to` */
+/* At an event (ctx holds it) this code does not step: to `runtime`, after saving every value of
+ * the call's lanes when ctx->policy is set (earlier steps left values in registers only). */
+void lw_step_runtime(lower *L, LLVMBasicBlockRef runtime);
+/* Goes on at ctx->pc (and mask, guard) in another part: every value of the lanes that ran in
+ * the call goes to the frame, for the lanes of other splits may wait anywhere. */
+LLVMBasicBlockRef lw_step_elsewhere(lower *L);
 /* The running split arrives at `to` from block `from`: the event in ctx, then the step (the
  * caller knows ctx->policy is set). */
 void lw_step_arrival_at(lower *L, int from, int to);
@@ -179,7 +188,6 @@ void lw_region_setup(lower *L); /* region_masked */
 /* At the divergent branch of block b, its edges e[0..2) in PC order: with ctx->policy set, runs
  * the region masked and goes on at its IPDOM; else goes to `runtime`. */
 void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime);
-void lw_flush_policy_counts(lower *L); /* adds what the regions counted to ctx->counters */
 
 /* lower_inst.c: one kernel instruction */
 /* A uniform inst may move to the top of its block (after_write: an earlier instruction of the

@@ -25,9 +25,7 @@ static LLVMValueRef from_frame(lower *L, LLVMValueRef v, LLVMTypeRef t) {
   return LLVMTypeOf(v) == t ? v : LLVMBuildTrunc(L->b, v, t, "");
 }
 
-/* Reads a value back into the lanes `lanes` (i64) of its slot; blend: keep the other lanes'. */
-static void restore_slot(lower *L, slot *s, LLVMValueRef lanes, LLVMValueRef first_lane,
-                         int blend) {
+static void restore_slot(lower *L, slot *s, LLVMValueRef first_lane) {
   LLVMTypeRef ft = lw_frame_type(L, s->type);
   size_t lane = LLVMABISizeOfType(L->td, ft);
   if (s->shape == UNIFORM) { /* any active lane holds the warp's value */
@@ -41,11 +39,7 @@ static void restore_slot(lower *L, slot *s, LLVMValueRef lanes, LLVMValueRef fir
   for (unsigned g = 0; g < L->ngroups; g++) {
     LLVMValueRef x = LLVMBuildLoad2(L->b, vft, frame_ptr(L, s->frame_off + g * L->G * lane), "");
     LLVMSetAlignment(x, 1);
-    x = from_frame(L, x, vt);
-    if (blend)
-      x = LLVMBuildSelect(L->b, lw_expand_mask(L, lw_group_mask(L, lanes, g), lw_width(s->type)), x,
-                          LLVMBuildLoad2(L->b, vt, s->v[g], ""), "");
-    LLVMBuildStore(L->b, x, s->v[g]);
+    LLVMBuildStore(L->b, from_frame(L, x, vt), s->v[g]);
   }
 }
 
@@ -70,24 +64,20 @@ static void remat_value(lower *L, LLVMValueRef inst) {
   }
 }
 
-static void restore(lower *L, int pc, LLVMValueRef lanes, int blend) {
+/* A call's start: every lane of a value is read, the call's are right (the others are never
+ * used in the call: a split with other lanes makes it leave, lower_step.c). */
+void lw_frame_restore(lower *L, int pc) {
   LLVMValueRef first = lw_intrinsic(
       L, "llvm.cttz", (LLVMTypeRef[]){LLVMInt64TypeInContext(L->c)}, 1,
-      (LLVMValueRef[]){lanes, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+      (LLVMValueRef[]){L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   L->stamp++;
   for (int i = 0; i < L->ncross; i++) {
     if (!lw_live_at(L, pc, i)) continue;
     slot *s = L->cross[i];
     if (s->remat) remat_value(L, s->inst);
-    else restore_slot(L, s, lanes, first, blend);
+    else restore_slot(L, s, first);
   }
 }
-
-/* A call's start: every lane of a value is read, the call's are right (the others are read
- * back where their split starts, lw_frame_restore_lanes, or never used). */
-void lw_frame_restore(lower *L, int pc) { restore(L, pc, L->mask, 0); }
-
-void lw_frame_restore_lanes(lower *L, int pc, LLVMValueRef lanes) { restore(L, pc, lanes, 1); }
 
 /* Writes the lanes `lanes`, and only those, of one value into the frame. */
 static void save_slot(lower *L, slot *s, LLVMValueRef lanes) {

@@ -17,7 +17,7 @@
  * cost nothing here, as they cost the policy nothing. */
 #include "lower.h"
 
-#define REGION_MAX_INSTRS 400 /* kernel instructions one branch's masked sequence may emit */
+#define REGION_MAX_INSTRS 160 /* kernel instructions one branch's masked sequence may emit */
 #define REGION_MAX_DEPTH 8
 
 static int ends_in_barrier(LLVMBasicBlockRef bb) {
@@ -32,6 +32,7 @@ static int path_cost(lower *L, int x, int until, int budget, int depth) {
   while (x != until) {
     if (x > until || depth > REGION_MAX_DEPTH) return -1;
     const cfg_block *cb = &L->cfg->blocks[x];
+    if (cb->part != L->cfg->blocks[until].part) return -1; /* the code is the part's own */
     if (cb->nsuccs == 0 || ends_in_barrier(cb->bb) ||
         LLVMIsASwitchInst(LLVMGetBasicBlockTerminator(cb->bb)))
       return -1;
@@ -43,6 +44,7 @@ static int path_cost(lower *L, int x, int until, int budget, int depth) {
       x = cb->succs[0];
       continue;
     }
+    if (cb->ipdom > until) return -1;
     for (int k = 0; k < cb->nsuccs; k++) {
       if (cb->succs[k] == cb->ipdom) continue;
       int c = path_cost(L, cb->succs[k], cb->ipdom, budget - cost, depth + 1);
@@ -67,47 +69,28 @@ void lw_region_setup(lower *L) {
   }
 }
 
-/* The policy's counters that the masked sequences add to (kernel.h: policy_counters). */
-enum { DIVERGED, RECONVERGED, CALLS };
-
-static void add_count(lower *L, int which, LLVMValueRef n) {
-  LLVMValueRef p = L->policy_count[which];
-  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, LLVMTypeOf(n), p, ""), n, ""), p);
-}
-
-/* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1). */
+/* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1).
+ * Straight into ctx->counters (set where this code runs): counters carried in registers through
+ * a loop of such branches were spilled anyway. */
 static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMValueRef counters = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counters),
+                                     LLVMPointerTypeInContext(L->c, 0));
   LLVMValueRef met = LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""), i64, "");
-  add_count(L, DIVERGED, lw_const_i64(L, 1));
-  add_count(L, RECONVERGED, met);
-  add_count(L, CALLS, LLVMBuildAdd(L->b, lw_const_i64(L, (uint64_t)n), met, ""));
-}
-
-void lw_flush_policy_counts(lower *L) {
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i64 = LLVMInt64TypeInContext(L->c);
-  static const size_t field[] = {[DIVERGED] = offsetof(policy_counters, divergent_branches),
-                                 [RECONVERGED] = offsetof(policy_counters, reconvergences),
-                                 [CALLS] = offsetof(policy_counters, policy_calls)};
-  if (!L->steps_stack) return;
-  LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(L->c, L->fn, "policy.counts"),
-                    done = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMValueRef counters = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counters), ptr);
-  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, counters, ""), done, add);
-  LLVMPositionBuilderAtEnd(L->b, add);
+  size_t field[3] = {offsetof(policy_counters, divergent_branches),
+                     offsetof(policy_counters, reconvergences),
+                     offsetof(policy_counters, policy_calls)};
+  LLVMValueRef add[3] = {lw_const_i64(L, 1), met,
+                         LLVMBuildAdd(L->b, lw_const_i64(L, (uint64_t)n), met, "")};
   for (int i = 0; i < 3; i++) {
     LLVMValueRef p = lw_field_at(L, counters, field[i]);
-    LLVMValueRef n = LLVMBuildLoad2(L->b, i64, L->policy_count[i], "");
-    LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), n, ""), p);
-    LLVMBuildStore(L->b, lw_const_i64(L, 0), L->policy_count[i]);
+    LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), add[i], ""), p);
   }
-  LLVMBuildBr(L->b, done);
-  LLVMPositionBuilderAtEnd(L->b, done);
 }
 
 /* The running split becomes the lanes m: what ran so far counts for the lanes that ran it. */
 static void set_mask(lower *L, LLVMValueRef m) {
-  lw_count_warp(L);
+  lw_count_to_ctx(L);
   LLVMBuildStore(L->b, m, L->mask_var);
   L->mask = m;
 }

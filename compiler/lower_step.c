@@ -2,7 +2,8 @@
  *
  * Where the code would return an event to the scheduler (a divergent branch, an arrival at the
  * guard, the kernel's end), it first checks ctx->policy: when set, it hands the event to
- * weft_stack_step (runtime/policy_stack.c, linked in as bitcode by policy_code.c and inlined)
+ * weft_stack_arrive or weft_stack_diverge (runtime/policy_stack.c, linked in as bitcode by
+ * policy_code.c and inlined)
  * and goes on at the block the policy picked, with that split's lanes and guard, in the same
  * call. The blocks a site can go on at are few and known here: a divergent branch's targets; for
  * an arrival at R, R itself (the lanes waiting there reconverge) and the targets of the branches
@@ -11,8 +12,9 @@
  *
  * Values stay in registers across these steps because every definition of a value that lives
  * across blocks blends into the running split's lanes (lw_set_vector, write_phis): the lanes of
- * the other splits keep theirs. A split whose lanes have not run in this call (left waiting by an
- * earlier call) reads its values back from the frame where it starts (`enter`). */
+ * the other splits keep theirs. A split with lanes that did not start the call (left waiting by
+ * an earlier one) has its values in the frame only: the call leaves (NEXT) after saving its own
+ * lanes', and the next call reads them all back. */
 #include "lower.h"
 
 static LLVMTypeRef i32t(lower *L) { return LLVMInt32TypeInContext(L->c); }
@@ -22,11 +24,20 @@ static LLVMValueRef ctx_load(lower *L, size_t off, LLVMTypeRef t) {
   return lw_load_at(L, L->ctx, off, t);
 }
 
+/* Whether block b ends in a branch whose lanes may go more than one way. */
+static int diverges(lower *L, int b) {
+  const cfg_block *cb = &L->cfg->blocks[b];
+  if (!cfg_is_branch(cb)) return 0;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
+  LLVMValueRef cond = LLVMIsABranchInst(term) ? LLVMGetCondition(term) : LLVMGetOperand(term, 0);
+  return divergence_of(L->dv, cond).shape != UNIFORM;
+}
+
 /* Calls f(L, R, t) for every target t of a divergent branch whose IPDOM R is not t. */
 static void for_each_sibling(lower *L, void (*f)(lower *L, int r, int t)) {
   for (int b = 0; b < L->cfg->nblocks; b++) {
     const cfg_block *cb = &L->cfg->blocks[b];
-    if (cfg_is_branch(cb))
+    if (diverges(L, b))
       for (int k = 0; k < cb->nsuccs; k++)
         if (cb->succs[k] != cb->ipdom) f(L, cb->ipdom, cb->succs[k]);
   }
@@ -64,11 +75,12 @@ static void find_siblings(lower *L) {
 static void find_blended(lower *L) {
   int n = L->cfg->nblocks;
   unsigned char *waits = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
+  L->reconverges = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
+  L->reconverges[n] = 1; /* the kernel's end: the bottom entry's point */
   for (int b = 0; b < n; b++) {
     const cfg_block *cb = &L->cfg->blocks[b];
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
-    LLVMValueRef cond = LLVMIsABranchInst(term) ? LLVMGetCondition(term) : LLVMGetOperand(term, 0);
-    if (!cfg_is_branch(cb) || divergence_of(L->dv, cond).shape == UNIFORM) continue;
+    if (!diverges(L, b)) continue;
+    L->reconverges[cb->ipdom] = 1;
     int first = n;
     for (int k = 0; k < cb->nsuccs; k++)
       if (cb->succs[k] != cb->ipdom && cb->succs[k] < first) first = cb->succs[k];
@@ -82,14 +94,28 @@ static void find_blended(lower *L) {
   }
 }
 
+/* A block between a back edge's target and its source, in PC order: in a loop, or close. Only
+ * there do steps repeat enough to pay for their code: each site costs some hundred instructions
+ * to compile, and a site that runs once per warp costs a round trip without it. */
+static void find_loops(lower *L) {
+  int n = L->cfg->nblocks;
+  L->in_loop = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
+  for (int x = 0; x < n; x++)
+    for (int k = 0; k < L->cfg->blocks[x].nsuccs; k++)
+      for (int pc = L->cfg->blocks[x].succs[k]; pc <= x; pc++) L->in_loop[pc] = 1;
+}
+
 void lw_step_setup(lower *L) {
-  L->steps_stack = L->cfg->nparts == 1;
-  if (!L->steps_stack) return;
+  L->steps_stack = 1;
   find_blended(L);
+  find_loops(L);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
-  L->stack_step = LLVMGetNamedFunction(L->m, "weft_stack_step");
-  if (!L->stack_step)
-    L->stack_step = LLVMAddFunction(L->m, "weft_stack_step", LLVMFunctionType(i32t(L), &ptr, 1, 0));
+  static const char *const name[2] = {"weft_stack_diverge", "weft_stack_arrive"};
+  for (int i = 0; i < 2; i++) {
+    L->stack_step[i] = LLVMGetNamedFunction(L->m, name[i]);
+    if (!L->stack_step[i])
+      L->stack_step[i] = LLVMAddFunction(L->m, name[i], LLVMFunctionType(i32t(L), &ptr, 1, 0));
+  }
   find_siblings(L);
 }
 
@@ -97,32 +123,28 @@ void lw_step_setup(lower *L) {
 void lw_step_begin_part(lower *L) {
   if (!L->steps_stack) return;
   L->enter = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks);
-  L->next_leave = L->finished = NULL;
+  L->arrival = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks + 1);
+  L->next_leave = L->finished = L->elsewhere = L->leave_all = NULL;
 }
 
 /* A split the policy picked starts at pc: the counters so far go with the lanes that ran them,
- * the split's lanes and guard come from ctx, and lanes that have not run in this call read
- * their values back from the frame. */
+ * and the split's lanes and guard come from ctx, unless some of its lanes did not start the
+ * call: their values are in the frame only (next_leave). */
+static LLVMBasicBlockRef next_leave(lower *L);
+
 static LLVMBasicBlockRef enter(lower *L, int pc) {
   if (L->enter[pc]) return L->enter[pc];
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
   LLVMBasicBlockRef e = L->enter[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "enter"),
-                    back = LLVMAppendBasicBlockInContext(L->c, L->fn, "enter.frame");
+                    in_registers = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMPositionBuilderAtEnd(L->b, e);
-  lw_count_to_ctx(L); /* not into L->counted, which loops that step would carry along */
   LLVMValueRef mask = ctx_load(L, offsetof(weft_warp_ctx, mask), i64t(L));
+  LLVMValueRef other = LLVMBuildAnd(L->b, mask, LLVMBuildNot(L->b, L->call_lanes, ""), "");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, other, lw_const_i64(L, 0), ""), in_registers,
+                  next_leave(L));
+  LLVMPositionBuilderAtEnd(L->b, in_registers);
   LLVMBuildStore(L->b, mask, L->mask_var);
   LLVMBuildStore(L->b, ctx_load(L, offsetof(weft_warp_ctx, guard), i32t(L)), L->guard_var);
-  LLVMValueRef ran = LLVMBuildLoad2(L->b, i64t(L), L->ran_var, "");
-  LLVMValueRef new_lanes = LLVMBuildAnd(L->b, mask, LLVMBuildNot(L->b, ran, ""), "");
-  LLVMBuildStore(L->b, LLVMBuildOr(L->b, ran, mask, ""), L->ran_var);
-  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, new_lanes, lw_const_i64(L, 0), ""),
-                  L->bbs[pc], back);
-  LLVMPositionBuilderAtEnd(L->b, back);
-  LLVMValueRef block_mask = L->mask;
-  L->mask = mask;
-  lw_frame_restore_lanes(L, pc, new_lanes);
-  L->mask = block_mask;
   LLVMBuildBr(L->b, L->bbs[pc]);
   LLVMPositionBuilderAtEnd(L->b, here);
   return e;
@@ -135,11 +157,32 @@ static LLVMBasicBlockRef next_leave(lower *L) {
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
   L->next_leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "next");
   LLVMPositionBuilderAtEnd(L->b, L->next_leave);
-  lw_frame_save_lanes(L, LLVMBuildLoad2(L->b, i64t(L), L->ran_var, ""));
+  lw_frame_save_lanes(L, L->call_lanes);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_NEXT), L->event);
   LLVMBuildBr(L->b, L->leave);
   LLVMPositionBuilderAtEnd(L->b, here);
   return L->next_leave;
+}
+
+/* The event in ctx goes to the scheduler as without ctx->policy, but with every value of the
+ * call's lanes in the frame: splits this call ran through the policy's steps have theirs in
+ * registers only. */
+static LLVMBasicBlockRef leave_all(lower *L) {
+  if (L->leave_all) return L->leave_all;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->leave_all = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave.all");
+  LLVMPositionBuilderAtEnd(L->b, L->leave_all);
+  lw_frame_save_lanes(L, L->call_lanes);
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
+  LLVMBuildBr(L->b, L->leave);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->leave_all;
+}
+
+void lw_step_runtime(lower *L, LLVMBasicBlockRef runtime) {
+  LLVMValueRef policy = ctx_load(L, offsetof(weft_warp_ctx, policy),
+                                 LLVMPointerTypeInContext(L->c, 0));
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, leave_all(L));
 }
 
 /* Nothing of the warp can run: it finished (the policy's other outcome, an overflowing table,
@@ -158,32 +201,60 @@ static LLVMBasicBlockRef finished(lower *L) {
   return L->finished;
 }
 
-void lw_step_site(lower *L, const int *to, int n, LLVMBasicBlockRef runtime) {
+LLVMBasicBlockRef lw_step_elsewhere(lower *L) {
+  if (L->elsewhere) return L->elsewhere;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere.part");
+  LLVMPositionBuilderAtEnd(L->b, L->elsewhere);
+  lw_frame_save_lanes(L, L->call_lanes);
+  lw_flush_counts(L);
+  LLVMBuildRet(L->b, lw_tail_call(L, 0, L->ctx)); /* whose dispatch hands ctx->pc on */
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->elsewhere;
+}
+
+/* The step and what follows it: ctx holds the event, and ctx->policy is set. */
+static void take_step(lower *L, int arrival, const int *to, int n) {
   LLVMBasicBlockRef go_on = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  if (runtime) {
-    LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack");
-    LLVMValueRef policy = ctx_load(L, offsetof(weft_warp_ctx, policy),
-                                   LLVMPointerTypeInContext(L->c, 0));
-    LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, step);
-    LLVMPositionBuilderAtEnd(L->b, step);
-  }
-  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(L->stack_step), L->stack_step,
-                                  &L->ctx, 1, "");
+  LLVMValueRef step = L->stack_step[arrival != 0];
+  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(step), step, &L->ctx, 1, "");
   LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, r, lw_const_i32(L, 0), ""), finished(L),
                   go_on);
   LLVMPositionBuilderAtEnd(L->b, go_on);
+  lw_count_to_ctx(L); /* not into L->counted, which loops that step would carry along */
   LLVMValueRef pc = ctx_load(L, offsetof(weft_warp_ctx, pc), i32t(L));
   LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, next_leave(L), (unsigned)n);
-  for (int i = 0; i < n; i++)
-    if (to[i] < L->cfg->nblocks) LLVMAddCase(sw, lw_const_i32(L, (uint64_t)to[i]), enter(L, to[i]));
+  for (int i = 0; i < n; i++) {
+    if (to[i] >= L->cfg->nblocks) continue;
+    LLVMBasicBlockRef go = L->cfg->blocks[to[i]].part == L->part ? enter(L, to[i])
+                                                                 : lw_step_elsewhere(L);
+    LLVMAddCase(sw, lw_const_i32(L, (uint64_t)to[i]), go);
+  }
 }
 
-void lw_step_arrival(lower *L, int to, LLVMBasicBlockRef runtime) {
+void lw_step_site(lower *L, const int *to, int n, LLVMBasicBlockRef runtime) {
+  LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack");
+  LLVMValueRef policy = ctx_load(L, offsetof(weft_warp_ctx, policy),
+                                 LLVMPointerTypeInContext(L->c, 0));
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, step);
+  LLVMPositionBuilderAtEnd(L->b, step);
+  take_step(L, 0, to, n);
+}
+
+/* The step of every arrival at `to` in this part, one block (an arrival's step does not depend
+ * on where the lanes came from): its code is most of what a step costs to compile. */
+static LLVMBasicBlockRef arrival_step(lower *L, int to) {
+  if (L->arrival[to]) return L->arrival[to];
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  L->arrival[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.arrive");
+  LLVMPositionBuilderAtEnd(L->b, L->arrival[to]);
   int n = L->nsiblings[to];
   int *cands = ARENA_NEW(L->arena, int, (size_t)n + 1);
   for (int i = 0; i < n; i++) cands[i] = L->siblings[to][i];
-  cands[n] = to; /* the kernel's end is no block: lw_step_site skips it */
-  lw_step_site(L, cands, n + 1, runtime);
+  cands[n] = to; /* the kernel's end is no block: take_step skips it */
+  take_step(L, 1, cands, n + 1);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->arrival[to];
 }
 
 void lw_step_arrival_at(lower *L, int from, int to) {
@@ -193,5 +264,5 @@ void lw_step_arrival_at(lower *L, int from, int to) {
   LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)to),
                  lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc)));
   LLVMBuildStore(L->b, L->mask, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask)));
-  lw_step_arrival(L, to, NULL);
+  LLVMBuildBr(L->b, arrival_step(L, to));
 }

@@ -60,13 +60,8 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->end_from = LLVMBuildAlloca(L->b, i32, "end_from");
   L->mask_var = LLVMBuildAlloca(L->b, i64, "mask");
   L->guard_var = LLVMBuildAlloca(L->b, i32, "guard");
-  L->ran_var = LLVMBuildAlloca(L->b, i64, "ran");
   for (int i = 0; i < 4; i++) L->counted[i] = LLVMBuildAlloca(L->b, i64, "counted");
   for (int i = 0; i < 4; i++) LLVMBuildStore(L->b, lw_const_i64(L, 0), L->counted[i]);
-  for (int i = 0; L->steps_stack && i < 3; i++) {
-    L->policy_count[i] = LLVMBuildAlloca(L->b, i64, "policy_count");
-    LLVMBuildStore(L->b, lw_const_i64(L, 0), L->policy_count[i]);
-  }
   L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->work_group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->work_group, offsetof(weft_group, local_mem), ptr);
@@ -95,7 +90,7 @@ static void build_warp_start(lower *L) {
   L->frame = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, frame), ptr);
   L->mask = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, mask), i64);
   LLVMBuildStore(L->b, L->mask, L->mask_var);
-  LLVMBuildStore(L->b, L->mask, L->ran_var);
+  L->call_lanes = L->mask;
   LLVMBuildStore(L->b, lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32), L->guard_var);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
   LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);

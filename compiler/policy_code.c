@@ -1,6 +1,6 @@
 /* The policies' own code in warp functions: runtime/policy_stack.c, compiled to bitcode when
  * weft is built (CMakeLists.txt, embed.cmake), is linked into a compile unit's module whose warp
- * functions call weft_stack_step (lower_step.c). Its functions become internal and always
+ * functions take its steps (weft_stack_arrive, weft_stack_diverge: lower_step.c). Its functions become internal and always
  * inlined, so the policy's decisions are made where the warp runs, by the same C the scheduler
  * calls, and nothing of it is left as a symbol of its own in the JIT. */
 #include <stdlib.h>
@@ -42,8 +42,10 @@ static char **defined_names(LLVMModuleRef src) {
 }
 
 weft_status policy_code_link(LLVMModuleRef m, char **err) {
-  LLVMValueRef step = LLVMGetNamedFunction(m, "weft_stack_step");
-  if (!step || !LLVMGetFirstUse(step)) return WEFT_SUCCESS;
+  LLVMValueRef arrive = LLVMGetNamedFunction(m, "weft_stack_arrive"),
+               diverge = LLVMGetNamedFunction(m, "weft_stack_diverge");
+  if (!(arrive && LLVMGetFirstUse(arrive)) && !(diverge && LLVMGetFirstUse(diverge)))
+    return WEFT_SUCCESS;
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
       (const char *)weft_policy_bitcode, weft_policy_bitcode_size, "policy_stack.bc", 0);

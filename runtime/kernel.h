@@ -26,7 +26,7 @@
  *
  * With ctx->policy set (the `stack` policy, unless weft_options.policy_in_runtime, for a kernel
  * whose steps_stack is set), the function takes the policy's steps itself: it hands each event to
- * weft_stack_step (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
+ * weft_stack_arrive or _diverge (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep
  * theirs. It returns only at a barrier (BARRIER, for the policy as usual), when the warp has

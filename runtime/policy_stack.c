@@ -88,13 +88,19 @@ static weft_status diverge(stack_state *s, const weft_warp_ctx *ctx, policy_coun
   return WEFT_SUCCESS;
 }
 
-static weft_status stack_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
-  stack_state *s = st;
-  if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
-  if (ctx->ntargets > 1) return diverge(s, ctx, c);
+/* The split arrives at its guard, target_pc[0] (reaching the kernel's end is no policy call). */
+static weft_status arrive(stack_state *s, const weft_warp_ctx *ctx, policy_counters *c) {
+  if (ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
   s->e[s->depth - 1].pc = ctx->target_pc[0];
   settle(s, c);
   return WEFT_SUCCESS;
+}
+
+static weft_status stack_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
+  stack_state *s = st;
+  if (ctx->ntargets == 1) return arrive(s, ctx, c);
+  c->policy_calls++;
+  return diverge(s, ctx, c);
 }
 
 static weft_status stack_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
@@ -123,13 +129,21 @@ static void stack_barrier_release(void *st, policy_counters *c) {
   settle(s, c);
 }
 
-/* The policy's step inside generated code (kernel.h, ctx->policy): the event of the split that
+/* The policy's steps inside generated code (kernel.h, ctx->policy): the event of the split that
  * ran, then the split that runs next in ctx; 0 when none can (the warp finished, or a table
  * that overflowed, which only an inconsistent ipdom table does). The build compiles this file
- * to bitcode and the lowering inlines this function into every warp function (policy_code.c),
- * so the decisions are this file's, made where the warp runs. */
-uint32_t weft_stack_step(weft_warp_ctx *ctx) {
-  if (stack_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+ * to bitcode and the lowering inlines these functions into warp functions (policy_code.c), so
+ * the decisions are this file's, made where the warp runs: weft_stack_arrive where the event
+ * is an arrival (one target), weft_stack_diverge where it is a divergence, so that each place
+ * carries only its half of stack_branch. */
+uint32_t weft_stack_arrive(weft_warp_ctx *ctx) {
+  if (arrive(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+  return (uint32_t)stack_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
+}
+
+uint32_t weft_stack_diverge(weft_warp_ctx *ctx) {
+  ctx->counters->policy_calls++;
+  if (diverge(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
   return (uint32_t)stack_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
 }
 

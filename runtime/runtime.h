@@ -125,7 +125,9 @@ void policy_names(char *buf, size_t n);
 
 /* --- policy_stack.c: the IPDOM reconvergence stack (`stack`) --- */
 extern const weft_policy_ops policy_stack;
-uint32_t weft_stack_step(weft_warp_ctx *ctx); /* the step generated code takes (kernel.h) */
+/* The steps generated code takes (kernel.h): an arrival, a divergence. */
+uint32_t weft_stack_arrive(weft_warp_ctx *ctx);
+uint32_t weft_stack_diverge(weft_warp_ctx *ctx);
 
 /* --- policy_mp.c: multi-path IPDOM, split + reconvergence tables (`mp`, `mp-orec`) --- */
 extern const weft_policy_ops policy_mp, policy_mp_orec;
