@@ -113,6 +113,7 @@ static LLVMBasicBlockRef enter(lower *L, int pc) {
   LLVMValueRef mask = ctx_load(L, offsetof(weft_warp_ctx, mask), i64t(L));
   LLVMBuildStore(L->b, mask, L->mask_var);
   LLVMBuildStore(L->b, ctx_load(L, offsetof(weft_warp_ctx, guard), i32t(L)), L->guard_var);
+  lw_stop_check(L, pc, pc, 0); /* a warp can loop through the policy's steps too */
   LLVMValueRef ran = LLVMBuildLoad2(L->b, i64t(L), L->ran_var, "");
   LLVMValueRef new_lanes = LLVMBuildAnd(L->b, mask, LLVMBuildNot(L->b, ran, ""), "");
   LLVMBuildStore(L->b, LLVMBuildOr(L->b, ran, mask, ""), L->ran_var);
