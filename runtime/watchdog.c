@@ -105,9 +105,11 @@ typedef struct stuck {
   uint32_t pc[WEFT_MAX_WARP]; /* per live lane: where it is (lane_pcs) */
 } stuck;
 
-/* The block where lanes that wait at `r` would meet the lanes that loop from `to` to `from`:
- * r is the reconvergence point (IPDOM) of a block of that loop, past it. A PC range stands for
- * the loop: its blocks lie between its header and its latch in the layout (reverse post-order). */
+/* Whether lanes that wait at `r` wait where the running lanes' loop (back edge from -> to)
+ * reconverges: r lies past the loop and is the IPDOM of one of its blocks. The PC range
+ * to..from stands for the loop (the compiled kernel has no CFG): in the layout, a reverse
+ * post-order, a loop's blocks follow its header; the range may hold a block beside the loop
+ * too, which only widens the test. */
 static int loop_reconverges_at(const stuck *s, uint32_t r) {
   if (!s->loop || r <= s->from || r >= s->k->nblocks) return 0;
   for (uint32_t q = s->to; q <= s->from; q++)
