@@ -130,6 +130,24 @@ static int unknown_policy(const char *policy, char *why, size_t n) {
   return 1;
 }
 
+/* 0 when `seconds` can be a timeout (0: none); else 1, with why saying so of `what`. */
+static int bad_timeout(double seconds, const char *what, char *why, size_t n) {
+  if (seconds >= 0 && seconds <= WEFT_MAX_TIMEOUT_S) return 0;
+  snprintf(why, n, "%s must be 0 (no limit) or a number of seconds up to %g, not %g", what,
+           WEFT_MAX_TIMEOUT_S, seconds);
+  return 1;
+}
+
+/* A timeout of 0 takes WEFT_TIMEOUT's, for hosts whose options cannot be changed. */
+static int resolve_timeout(weft_options *o, char *why, size_t n) {
+  const char *env = getenv("WEFT_TIMEOUT");
+  if (o->timeout_s || !env || !*env) return bad_timeout(o->timeout_s, "timeout_s", why, n);
+  char *end;
+  o->timeout_s = strtod(env, &end);
+  if (end == env || *end) o->timeout_s = -1; /* refused below, as any bad value is */
+  return bad_timeout(o->timeout_s, "WEFT_TIMEOUT", why, n);
+}
+
 /* Replaces o's zeros and NULLs by their values and checks the result; why says what is wrong. */
 static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (o->lanes && o->warp && o->lanes > o->warp)
@@ -159,7 +177,7 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (policy_config_make(o->split_order, o->max_splits, o->warp, &splits, why, n))
     return WEFT_ERROR_INVALID_VALUE;
   o->split_order = split_order_name(splits.order), o->max_splits = splits.max_splits;
-  return WEFT_SUCCESS;
+  return resolve_timeout(o, why, n) ? WEFT_ERROR_INVALID_VALUE : WEFT_SUCCESS;
 }
 
 weft_status weft_options_check(const weft_options *options, char *why, size_t n) {
@@ -234,12 +252,28 @@ weft_status weft_context_set_policy_in_runtime(weft_context *ctx, int on) {
   return WEFT_SUCCESS;
 }
 
+weft_status weft_context_set_timeout(weft_context *ctx, double seconds) {
+  if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
+  char why[128];
+  if (bad_timeout(seconds, "the timeout", why, sizeof why))
+    return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "%s", why);
+  runtime_set_timeout(ctx->rt, seconds);
+  return WEFT_SUCCESS;
+}
+
+/* No LIVE_CONTEXT: it takes a lock, which a signal handler must not (weft.h). */
+weft_status weft_context_stop(weft_context *ctx) {
+  if (!ctx) return WEFT_ERROR_INVALID_VALUE;
+  runtime_stop(ctx->rt);
+  return WEFT_SUCCESS;
+}
+
 weft_options weft_context_options(const weft_context *ctx) {
   if (!LIVE_CONTEXT(ctx)) return (weft_options){0};
   weft_options o = ctx->opts, r = runtime_options(ctx->rt);
   o.policy = ctx->policy;
   o.split_order = r.split_order, o.max_splits = r.max_splits;
-  o.policy_in_runtime = r.policy_in_runtime;
+  o.policy_in_runtime = r.policy_in_runtime, o.timeout_s = r.timeout_s;
   return o;
 }
 
@@ -430,7 +464,7 @@ weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range,
                                : strdup("weft: the build of the kernel "
                                         "for these work-groups failed"));
   }
-  char err[512] = "";
+  char err[16384] = ""; /* a stopped launch's report has a few lines per warp */
   weft_status st = runtime_launch_traced(ctx->rt, k->k, ctx->policy, range, nargs, args, stats,
                                          trace, err, sizeof err);
   return set_error(ctx, st, "%s", st ? err : "");

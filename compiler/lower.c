@@ -227,10 +227,37 @@ static void arrive(lower *L, int from, int to) {
   LLVMBuildBr(L->b, exit_to(L, L->arrive, "arrive", L->live_set[to], arrive_tail));
 }
 
+/* The watchdog's check (kernel.h, weft_group.stop), where a warp could loop forever: one load
+ * and a branch that LLVM lays out of the way. The load is atomic (monotonic) because another
+ * thread writes the flag, and so that it is done again on every trip (a plain load could be
+ * hoisted out of the loop); it needs no ordering, since nothing else is read through it. */
+void lw_stop_check(lower *L, int from, int to, int loop) {
+  LLVMTypeRef i1 = LLVMInt1TypeInContext(L->c);
+  LLVMValueRef at = LLVMBuildIntToPtr(L->b, lw_group_u64(L, offsetof(weft_group, stop)),
+                                      LLVMPointerTypeInContext(L->c, 0), "");
+  LLVMValueRef flag = LLVMBuildLoad2(L->b, i32t(L), at, "stop");
+  LLVMSetOrdering(flag, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(flag, 4);
+  LLVMValueRef expect[2] = {LLVMBuildICmp(L->b, LLVMIntNE, flag, lw_const_i32(L, 0), ""),
+                            LLVMConstInt(i1, 0, 0)};
+  LLVMBasicBlockRef stopped = LLVMAppendBasicBlockInContext(L->c, L->fn, "stopped"),
+                    go_on = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMBuildCondBr(L->b, lw_intrinsic(L, "llvm.expect", &i1, 1, expect, 2), stopped, go_on);
+  LLVMPositionBuilderAtEnd(L->b, stopped);
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, loop != 0));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
+  store_ctx(L, offsetof(weft_warp_ctx, target_mask), lw_mask_here(L));
+  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_STOPPED), L->event);
+  LLVMBuildBr(L->b, L->leave); /* saving nothing: the warp never resumes */
+  LLVMPositionBuilderAtEnd(L->b, go_on);
+}
+
 /* Goes on at `to` with all active lanes: inline when it is a back edge or below the guard (in
  * another part, by a tail call). */
 static void go(lower *L, int from, int to) {
   if (to <= from) { /* no cut is inside a loop: the same part */
+    lw_stop_check(L, from, to, 1);
     LLVMBuildBr(L->b, L->bbs[to]);
     return;
   }

@@ -120,6 +120,9 @@ void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to 
 /* The next warp of a chain (kernel.h) goes on, when there is one; else to `none`. */
 void lw_chain_or(lower *L, LLVMBasicBlockRef none);
 LLVMValueRef lw_mask_here(lower *L); /* the running split's lanes, read where the builder is */
+/* Leaves with WEFT_EVENT_STOPPED when the launch must stop, the running lanes going from `from`
+ * to `to` by a loop's back edge (loop 1) or starting a split there; else the builder goes on. */
+void lw_stop_check(lower *L, int from, int to, int loop);
 LLVMValueRef lw_tail_call(lower *L, int part,
                           LLVMValueRef ctx); /* what part `part` returns for ctx */
 

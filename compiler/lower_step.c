@@ -145,6 +145,7 @@ static LLVMBasicBlockRef enter(lower *L, int pc) {
   LLVMPositionBuilderAtEnd(L->b, in_registers);
   LLVMBuildStore(L->b, mask, L->mask_var);
   LLVMBuildStore(L->b, ctx_load(L, offsetof(weft_warp_ctx, guard), i32t(L)), L->guard_var);
+  lw_stop_check(L, pc, pc, 0); /* a warp can loop through the policy's steps too */
   LLVMBuildBr(L->b, L->bbs[pc]);
   LLVMPositionBuilderAtEnd(L->b, here);
   return e;

@@ -41,6 +41,9 @@ typedef enum weft_status {
   WEFT_ERROR_DIVERGENT_BARRIER, /* a barrier reached by part of a warp under `stack` */
   WEFT_ERROR_BARRIER_DEADLOCK,  /* a barrier that some work-items can no longer reach */
   WEFT_ERROR_JIT,               /* code generation failed */
+  WEFT_ERROR_TIMEOUT,           /* the launch ran longer than its timeout: stopped, and
+                                   weft_last_error says where its warps were */
+  WEFT_ERROR_STOPPED,           /* weft_context_stop stopped the launch (the same report) */
 } weft_status;
 
 typedef struct weft_context weft_context;
@@ -69,7 +72,15 @@ typedef struct weft_options {
    * to the policy and calls the code again: the reference path, and the one traces take.
    * Results and stats are the same either way, but for round_trips (and the time). */
   int policy_in_runtime;
+  /* Seconds a launch may run (0: no limit; else positive, at most WEFT_MAX_TIMEOUT_S); 0 takes
+   * the WEFT_TIMEOUT environment variable's, if set. A launch that runs longer is stopped
+   * where its warps are (they check at every loop back edge) and returns WEFT_ERROR_TIMEOUT;
+   * weft_last_error says, per warp that was running, which lanes were at which block and
+   * source line and what the others wait for, and names a SIMT deadlock (lanes that spin
+   * while the lanes they wait for are parked at a reconvergence point) as such. */
+  double timeout_s;
 } weft_options;
+#define WEFT_MAX_TIMEOUT_S 1e6
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);
 /* Checks options as weft_context_create does: WEFT_ERROR_INVALID_VALUE with why (n bytes, may
@@ -85,6 +96,14 @@ WEFT_API weft_status weft_context_set_splits(weft_context *ctx, const char *spli
 /* Whether the following launches hand every policy event to the runtime
  * (weft_options.policy_in_runtime). */
 WEFT_API weft_status weft_context_set_policy_in_runtime(weft_context *ctx, int on);
+/* The timeout of the following launches, as weft_options.timeout_s (0: none; WEFT_TIMEOUT is
+ * read by weft_context_create only). */
+WEFT_API weft_status weft_context_set_timeout(weft_context *ctx, double seconds);
+/* Stops the launch running in ctx, if any, as its timeout would: it returns WEFT_ERROR_STOPPED
+ * with the same report. Async-signal-safe, so that a SIGINT handler can call it, and callable
+ * from any thread while another one launches; for that it does not check that ctx is a live
+ * context (which takes a lock): ctx must be one. A launch that starts afterwards runs. */
+WEFT_API weft_status weft_context_stop(weft_context *ctx);
 /* The options in force, with every 0 and NULL replaced by its value; all 0 and NULL (warp 0,
  * which no context has) for a NULL or released context. */
 WEFT_API weft_options weft_context_options(const weft_context *ctx);

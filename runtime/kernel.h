@@ -10,7 +10,8 @@
  *   - they all go to a block whose PC is >= ctx->guard (the policy's published point: the stack
  *     top's reconvergence PC, ...); the kernel's end is PC nblocks, always >= guard (in a
  *     first call with ctx->chain set, the next warp goes on from there instead), or
- *   - they reached a barrier.
+ *   - they reached a barrier, or
+ *   - the launch must stop (group->stop, checked at every loop back edge: WEFT_EVENT_STOPPED).
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
@@ -54,6 +55,10 @@ enum weft_event {
                              resume at target_pc[0] */
   WEFT_EVENT_HANDLED = 3, /* step() took the last event and nothing of the warp can run now */
   WEFT_EVENT_NEXT = 4, /* the policy in ctx->policy took every event; its next split runs */
+  WEFT_EVENT_STOPPED = 5, /* *group->stop was set: the lanes target_mask[0] were taking the
+                             loop back edge from block from_pc to target_pc[0] (ntargets 1), or
+                             starting the split the policy picked at target_pc[0] (ntargets 0).
+                             Nothing was saved: the warp never resumes */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */
@@ -65,6 +70,10 @@ typedef struct weft_group {
   uint32_t work_dim;
   uint32_t x_aligned; /* get_local_id(0) is lane-affine in every lane group: local_size[0] % G
                          is 0, or the work-group is one row (local_size[1] = [2] = 1) */
+  /* The launch's watchdog flag: not 0 once the launch must stop. Generated code reads it at
+   * every loop back edge and wherever it goes on with a split the policy picked, so that no
+   * warp loops forever; it then returns WEFT_EVENT_STOPPED. */
+  const _Atomic uint32_t *stop;
 } weft_group;
 
 /* What a policy counts for one warp slot of a worker, over all the work-groups it runs there.

@@ -7,6 +7,7 @@
  * kernel's setargs through libffi, and hands the work-groups to the pool. A failed check names the
  * argument (0-based index, as clSetKernelArg counts) and says what was expected. */
 #include <ffi.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct weft_runtime {
   weft_pool *pool;
   sched_worker *workers; /* one per pool worker */
   uint64_t serial;       /* launches so far */
+  _Atomic uint32_t stop; /* the running launch's stop flag (watchdog.c) */
 };
 
 static int valid_width(unsigned w, unsigned lo, unsigned hi) {
@@ -29,7 +31,8 @@ weft_status runtime_create(const weft_options *resolved, weft_runtime **out) {
   if (!out) return WEFT_ERROR_INVALID_VALUE;
   *out = NULL;
   if (!resolved || resolved->threads == 0 || !valid_width(resolved->warp, 4, WEFT_MAX_WARP) ||
-      !valid_width(resolved->lanes, 4, 16) || resolved->warp % resolved->lanes)
+      !valid_width(resolved->lanes, 4, 16) || resolved->warp % resolved->lanes ||
+      !(resolved->timeout_s >= 0 && resolved->timeout_s <= WEFT_MAX_TIMEOUT_S))
     return WEFT_ERROR_INVALID_VALUE;
   const weft_policy_ops *policy = policy_find(resolved->policy);
   policy_config cfg;
@@ -78,6 +81,13 @@ weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsign
 
 void runtime_set_policy_in_runtime(weft_runtime *rt, int on) {
   rt->opts.policy_in_runtime = on != 0;
+}
+
+void runtime_set_timeout(weft_runtime *rt, double seconds) { rt->opts.timeout_s = seconds; }
+
+void runtime_stop(weft_runtime *rt) {
+  uint32_t run = WATCH_RUN; /* a timeout that came first keeps its reason */
+  atomic_compare_exchange_strong(&rt->stop, &run, WATCH_STOP);
 }
 
 /* ---- checks ---- */
@@ -287,15 +297,28 @@ static weft_status run_item(void *arg, unsigned worker, uint64_t item) {
   return sched_run_group(&j->rt->workers[worker], j->plan, item);
 }
 
-/* Runs the planned work-groups on the pool and sums the workers' counters. */
+/* Runs the planned work-groups on the pool, under the watchdog, and sums the workers'
+ * counters. */
 static weft_status run_plan(weft_runtime *rt, launch_plan *p, run_counters *sum, char *err,
                             size_t errlen) {
   unsigned nworkers = pool_size(rt->pool), failed = 0;
   p->serial = ++rt->serial;
-  for (unsigned i = 0; i < nworkers; i++) rt->workers[i].counters = (run_counters){0};
+  for (unsigned i = 0; i < nworkers; i++) {
+    rt->workers[i].counters = (run_counters){0};
+    free(rt->workers[i].report);
+    rt->workers[i].report = NULL;
+  }
   launch_job job = {rt, p};
+  double start = rt_now_ms();
+  atomic_store(&rt->stop, WATCH_RUN);
+  p->stop = &rt->stop;
+  watchdog *d = watchdog_start(&rt->stop, rt->opts.timeout_s);
   weft_status s = pool_run(rt->pool, p->ngroups, run_item, &job, &failed);
-  if (s != WEFT_SUCCESS) rt_error(err, errlen, s, "%s", rt->workers[failed].err);
+  watchdog_end(d);
+  if (s == WEFT_ERROR_TIMEOUT || s == WEFT_ERROR_STOPPED)
+    watchdog_message(err, errlen, p, rt->workers, nworkers, s, rt->opts.timeout_s,
+                     rt_now_ms() - start);
+  else if (s != WEFT_SUCCESS) rt_error(err, errlen, s, "%s", rt->workers[failed].err);
   for (unsigned i = 0; i < nworkers; i++) {
     sched_collect(&rt->workers[i], p);
     counters_add(sum, &rt->workers[i].counters);

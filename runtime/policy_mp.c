@@ -411,6 +411,19 @@ static void mp_barrier_release(void *st, policy_counters *c) {
 
 static uint64_t mp_finished(const void *st) { return ((const mp_state *)st)->finished; }
 
+/* A lane is in one split, or has arrived (is not pending) at one reconvergence entry, the
+ * innermost it reached: it is pending in the entries around that one. */
+static void mp_lane_pcs(const void *st, uint32_t pc[WEFT_MAX_WARP]) {
+  const mp_state *s = st;
+  for (uint32_t r = 0; r < s->rtop; r++)
+    FOR_LANES(s->rt[r].rmask & ~s->rt[r].pending, i) pc[i] = s->rt[r].pc;
+  for (uint64_t u = s->used; u; u &= u - 1) {
+    const mp_split *sp = &s->st[__builtin_ctzll(u)];
+    FOR_LANES(sp->mask, i) pc[i] = sp->pc;
+  }
+  FOR_LANES(s->finished, i) pc[i] = s->k->nblocks;
+}
+
 static void put_index(FILE *f, uint32_t x) {
   if (x == MP_NONE) fprintf(f, " %4s", "-");
   else fprintf(f, " %4u", x);
@@ -505,6 +518,7 @@ const weft_policy_ops policy_mp = {
     .barrier_waiting = mp_barrier_waiting,
     .barrier_release = mp_barrier_release,
     .finished = mp_finished,
+    .lane_pcs = mp_lane_pcs,
     .print = mp_print,
     .print_json = mp_print_json,
     .release = mp_release,
@@ -520,6 +534,7 @@ const weft_policy_ops policy_mp_orec = {
     .barrier_waiting = mp_barrier_waiting,
     .barrier_release = mp_barrier_release,
     .finished = mp_finished,
+    .lane_pcs = mp_lane_pcs,
     .print = mp_print,
     .print_json = mp_print_json,
     .release = mp_release,

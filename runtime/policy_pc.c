@@ -178,6 +178,11 @@ static void pc_barrier_release(void *st, policy_counters *c) {
 
 static uint64_t pc_finished(const void *st) { return ((const pc_state *)st)->finished; }
 
+static void pc_lane_pcs(const void *st, uint32_t pc[WEFT_MAX_WARP]) {
+  const pc_state *s = st;
+  FOR_LANES(s->live, i) pc[i] = s->finished >> i & 1 ? s->k->nblocks : s->pc[i];
+}
+
 /* Each lane's PC, thread 0 rightmost as in the papers (Collange's Table 2 lists them thread 0
  * leftmost); '-' a finished lane, '.' a lane that is not a work-item. The depth row appears only
  * when a lane is in a call:
@@ -242,6 +247,7 @@ const weft_policy_ops policy_pc = {
     .barrier_waiting = pc_barrier_waiting,
     .barrier_release = pc_barrier_release,
     .finished = pc_finished,
+    .lane_pcs = pc_lane_pcs,
     .print = pc_print,
     .print_json = pc_print_json,
 };

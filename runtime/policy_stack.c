@@ -149,6 +149,14 @@ uint32_t weft_stack_diverge(weft_warp_ctx *ctx) {
 
 static uint64_t stack_finished(const void *st) { return ((const stack_state *)st)->finished; }
 
+/* The entries' masks nest, each inside the one below: from the bottom up, a lane ends at the
+ * PC of the topmost entry that holds it. */
+static void stack_lane_pcs(const void *st, uint32_t pc[WEFT_MAX_WARP]) {
+  const stack_state *s = st;
+  for (uint32_t d = 0; d < s->depth; d++) FOR_LANES(s->e[d].mask, i) pc[i] = s->e[d].pc;
+  FOR_LANES(s->finished, i) pc[i] = s->k->nblocks;
+}
+
 /* The paper's table, top first:
  *   stack: 3 entries, top first
  *      PC  RPC  mask
@@ -197,6 +205,7 @@ const weft_policy_ops policy_stack = {
     .barrier_waiting = stack_barrier_waiting,
     .barrier_release = stack_barrier_release,
     .finished = stack_finished,
+    .lane_pcs = stack_lane_pcs,
     .print = stack_print,
     .print_json = stack_print_json,
 };

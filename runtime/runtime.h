@@ -109,6 +109,11 @@ typedef struct weft_policy_ops {
   void (*barrier_release)(void *st, policy_counters *c);
   /* Lanes that reached the kernel's end (PC nblocks). */
   uint64_t (*finished)(const void *st);
+  /* Where each live lane is, for a stopped launch's report (watchdog.c): pc[i] is the block
+   * lane i runs or waits at (its split's PC, the reconvergence point it waits at, where it
+   * resumes after a barrier; nblocks when finished). The lanes of a split that was running
+   * show where it started. */
+  void (*lane_pcs)(const void *st, uint32_t pc[WEFT_MAX_WARP]);
   /* The state for people: several lines, ending in '\n'. */
   void (*print)(FILE *f, const void *st);
   /* The same state as one JSON object, for traces (trace.c); masks as print shows them. */
@@ -192,6 +197,7 @@ typedef struct launch_plan {
   trace_run *trace; /* NULL: no warp is traced */
   int in_code; /* the warp function hands events to the policy itself (ctx->step) */
   int stack_in_code; /* and takes `stack` steps itself (ctx->policy, kernel.h) */
+  const _Atomic uint32_t *stop; /* the watchdog's flag (weft_group.stop), a WATCH_ value */
 } launch_plan;
 
 /* The data of one worker, reused across work-groups and launches. Hot and written by one thread
@@ -212,6 +218,7 @@ typedef struct sched_worker {
   const launch_plan *plan; /* of the work-group running, for step_in_code */
   weft_status step_status; /* of the last event step_in_code handed on */
   char err[RT_ERR_LEN]; /* why the last work-group failed */
+  char *report; /* malloc'd: where the warp it ran was when the launch stopped, or NULL */
 } sched_worker;
 
 void sched_worker_free(sched_worker *w);
@@ -221,6 +228,26 @@ void sched_collect(sched_worker *w, const launch_plan *p);
 /* Runs work-group `index` (linear, x fastest) of the launch to its end. On error the message is
  * in w->err. */
 weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t index);
+
+/* --- watchdog.c: stopping a launch, and saying where its warps were --- */
+/* The values of the stop flag (weft_group.stop): why the launch must stop. */
+enum { WATCH_RUN = 0, WATCH_TIMEOUT = 1, WATCH_STOP = 2 };
+
+typedef struct watchdog watchdog;
+/* A thread that sets *flag to WATCH_TIMEOUT after `seconds`, unless watchdog_end comes first;
+ * NULL when seconds is 0 (no limit) or no thread could be made (the launch runs unwatched). */
+watchdog *watchdog_start(_Atomic uint32_t *flag, double seconds);
+void watchdog_end(watchdog *d);
+/* Warp i of w's work-group returned WEFT_EVENT_STOPPED (or its step saw the flag): writes
+ * where its lanes were and what they wait for into w->report, and returns the flag's status
+ * (WEFT_ERROR_TIMEOUT or WEFT_ERROR_STOPPED). has_policy: the warp's policy state is set up. */
+weft_status watchdog_report(sched_worker *w, const launch_plan *p, unsigned i, int has_policy);
+/* The status for the flag's value: WEFT_ERROR_TIMEOUT, WEFT_ERROR_STOPPED, or WEFT_SUCCESS. */
+weft_status watchdog_status(uint32_t flag);
+/* The message of launch p that stopped with status s after ms: why, then the reports of the
+ * n workers' warps (sched_worker.report), several lines. */
+void watchdog_message(char *err, size_t errlen, const launch_plan *p, const sched_worker *workers,
+                      unsigned n, weft_status s, double timeout_s, double ms);
 
 /* --- pool.c: worker threads kept alive across launches --- */
 typedef struct weft_pool weft_pool;
@@ -252,6 +279,10 @@ weft_status runtime_set_splits(weft_runtime *rt, const char *split_order, unsign
 /* Whether the following launches hand every policy event to the runtime
  * (weft_options.policy_in_runtime). */
 void runtime_set_policy_in_runtime(weft_runtime *rt, int on);
+/* The timeout of the following launches (weft_options.timeout_s, checked by the caller). */
+void runtime_set_timeout(weft_runtime *rt, double seconds);
+/* Stops the launch running, if any (weft_context_stop): async-signal-safe. */
+void runtime_stop(weft_runtime *rt);
 /* Runs k over range with the policy named `policy` (NULL: the runtime's). Everything is checked
  * first; on error the status is returned and a one-line message is in err. stats may be NULL. */
 weft_status runtime_launch(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,

@@ -15,6 +15,7 @@
  * the loop goes on; if all finished, the work-group is done; anything else can never make
  * progress and is reported (WEFT_ERROR_BARRIER_DEADLOCK). Each round either ends, fails, or
  * completes a barrier, so the loop itself never spins. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,7 @@ static void group_setup_launch(sched_worker *w, const launch_plan *p) {
     g->num_groups[d] = p->num_groups[d];
   }
   g->x_aligned = (uint32_t)p->x_aligned;
+  g->stop = p->stop;
 }
 
 static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
@@ -199,6 +201,10 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   weft_warp_ctx *c = warp_ctx(w, i);
   uint64_t live = live_mask(p, i);
   uint32_t end = p->k->nblocks;
+  if (c->event == WEFT_EVENT_STOPPED) { /* a warp without a policy state counts as ended, so */
+    w->ended[i] = !c->policy;           /* that nothing releases a state it never had */
+    return watchdog_report(w, p, i, c->policy != NULL);
+  }
   c->chain = NULL; /* the policy's calls run this warp alone */
   if (c->policy) { /* the policy started with the call (start_warp) and took its steps there */
     w->ended[i] = 0;
@@ -262,6 +268,22 @@ static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *
   return s;
 }
 
+/* Whether the launch must stop (watchdog.c). Checked wherever the runtime lets a warp go on,
+ * as the generated code checks at its back edges: a warp can loop through either. Relaxed: the
+ * flag only ever goes from 0 to a reason, and nothing else is read through it. */
+static int stopping(const launch_plan *p) {
+  return atomic_load_explicit(p->stop, memory_order_relaxed) != WATCH_RUN;
+}
+
+/* Warp i stops at the split in its ctx (pc, mask), as the generated code stops a split the
+ * policy picked (kernel.h, WEFT_EVENT_STOPPED). */
+static weft_status stop_split(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  c->event = WEFT_EVENT_STOPPED, c->from_pc = c->target_pc[0] = c->pc, c->ntargets = 0;
+  c->target_mask[0] = c->mask;
+  return watchdog_report(w, p, i, 1);
+}
+
 /* ---- traced warps (trace.c) ---- */
 
 static int traced(const sched_worker *w, const launch_plan *p, unsigned i) {
@@ -281,6 +303,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
     trace_begin(&m, c, &w->pcount[i]);
     c->guard = 0, c->event = 0, c->ntargets = 0;
     p->run(c);
+    if (c->event == WEFT_EVENT_STOPPED) return watchdog_report(w, p, i, 1);
     int inline_ = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] < guard &&
                   c->from_pc < p->k->nblocks && c->target_mask[0] == c->mask;
     weft_status s = inline_ ? WEFT_SUCCESS : hand_event(w, p, i);
@@ -305,7 +328,7 @@ static weft_status run_warp_traced(sched_worker *w, const launch_plan *p, unsign
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
   while (p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) {
-    weft_status s = run_split_traced(w, p, i, guard);
+    weft_status s = stopping(p) ? stop_split(w, p, i) : run_split_traced(w, p, i, guard);
     if (s != WEFT_SUCCESS) return s;
   }
   return WEFT_SUCCESS;
@@ -320,6 +343,7 @@ static uint32_t step_in_code(weft_warp_ctx *c) {
   if (w->step_status != WEFT_SUCCESS ||
       !w->plan->policy->next(warp_state(w, i), &c->pc, &c->mask, &c->guard))
     return 0;
+  if (stopping(w->plan)) return w->step_status = stop_split(w, w->plan, i), 0;
   c->event = 0, c->ntargets = 0;
   return 1;
 }
@@ -333,11 +357,13 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   c->step = p->in_code && !c->policy ? step_in_code : NULL, c->step_arg = w;
   w->step_status = WEFT_SUCCESS;
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
+    if (stopping(p)) return stop_split(w, p, i);
     c->event = 0, c->ntargets = 0;
     w->counters.round_trips++;
     p->run(c);
     if (c->event == WEFT_EVENT_HANDLED) return w->step_status; /* and nothing can run */
     if (c->event == WEFT_EVENT_NEXT) continue;                  /* the policy took the events */
+    if (c->event == WEFT_EVENT_STOPPED) return watchdog_report(w, p, i, 1);
     weft_status s = hand_event(w, p, i);
     if (s != WEFT_SUCCESS) return s;
   }
@@ -415,6 +441,10 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
                     "out of memory for the warps and local memory of kernel '%s' (%u warps, "
                     "%zu bytes of frame per warp, %zu bytes of local memory)",
                     p->k->name, p->nwarps, p->k->frame_size, p->local_bytes);
+  uint32_t stop = atomic_load_explicit(p->stop, memory_order_relaxed);
+  if (stop != WATCH_RUN) /* no warp of it ran: nothing to report but that */
+    return rt_error(w->err, sizeof w->err, watchdog_status(stop),
+                    "the launch stopped before work-group %llu started", (unsigned long long)index);
   group_setup(w, p, index);
   w->plan = p;
   weft_status s = WEFT_SUCCESS;
@@ -445,6 +475,8 @@ void sched_collect(sched_worker *w, const launch_plan *p) {
 }
 
 void sched_worker_free(sched_worker *w) {
+  free(w->report);
+  w->report = NULL;
   weft_buffer_free(w->buf, w->cap);
   w->buf = NULL;
   w->cap = 0;

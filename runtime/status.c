@@ -21,6 +21,8 @@ const char *weft_status_name(weft_status status) {
   case WEFT_ERROR_DIVERGENT_BARRIER: return "WEFT_ERROR_DIVERGENT_BARRIER";
   case WEFT_ERROR_BARRIER_DEADLOCK: return "WEFT_ERROR_BARRIER_DEADLOCK";
   case WEFT_ERROR_JIT: return "WEFT_ERROR_JIT";
+  case WEFT_ERROR_TIMEOUT: return "WEFT_ERROR_TIMEOUT";
+  case WEFT_ERROR_STOPPED: return "WEFT_ERROR_STOPPED";
   }
   return "WEFT_ERROR_UNKNOWN";
 }

@@ -15,7 +15,7 @@ static const char usage[] =
     "                [--out I=PATH]... [--policy NAME] [--split-order rr|lowest-pc]\n"
     "                [--max-splits N] [--warp W] [--lanes G] [--threads N] [--repeat N]\n"
     "                [--stats] [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
-    "                [--policy-in-runtime]\n"
+    "                [--policy-in-runtime] [--timeout S]\n"
     "\n"
     "Builds KERNEL from FILE.cl and runs it over the NDRange, one warp of W work-items at a time,\n"
     "with GPU (SIMT) semantics.\n"
@@ -55,6 +55,11 @@ static const char usage[] =
     "  --policy-in-runtime  every policy event returns to the runtime, which asks the policy\n"
     "                       (the reference path: same results and stats, slower; by default\n"
     "                       the generated code takes the policy's decisions itself)\n"
+    "  --timeout S          stop a launch that runs longer than S seconds (0: no limit, the\n"
+    "                       default unless WEFT_TIMEOUT is set) and say where each warp that\n"
+    "                       was running is stuck: lanes, lines, what they wait for, and a\n"
+    "                       SIMT deadlock as such; SIGINT and SIGTERM stop it the same way\n"
+    "                       (exit status 130, 143)\n"
     "\n"
     "Defaults from the kernel file: the options on every line of FILE.cl that starts with\n"
     "`// weft-run:` (split at blanks, no quoting; several lines are joined) are used for what\n"
@@ -67,8 +72,8 @@ static const char usage[] =
     "that names it (give the option on the command line, or use --no-defaults).\n"
     "\n"
     "Without --stats, one line gives the kernel's time. Exit status: 0 success; 1 failure\n"
-    "(build, launch, file, memory); 2 command-line error (unknown option, bad spec, arguments\n"
-    "that do not fit the kernel).\n";
+    "(build, launch, file, memory, timeout); 2 command-line error (unknown option, bad spec,\n"
+    "arguments that do not fit the kernel); 130, 143 stopped by SIGINT, SIGTERM.\n";
 
 /* ---- launching ---- */
 
@@ -88,7 +93,7 @@ static int launch_repeat(launch *l, weft_stats *stats) {
   const run_state *s = &l->s;
   double *times = calloc(p->repeat, sizeof *times);
   int rc = times ? 0 : fail(1, "out of memory");
-  for (unsigned r = 0; !rc && r < p->repeat; r++) {
+  for (unsigned r = 0; !rc && r < p->repeat && !launch_interrupted(); r++) {
     rc = launch_fill_args(l);
     weft_status st = rc ? WEFT_SUCCESS
                         : weft_kernel_launch(s->kernel, &p->range, s->nargs, s->args, stats);
@@ -124,5 +129,5 @@ int cmd_run(int argc, char **argv) {
     }
   }
   launch_free(&l);
-  return rc;
+  return launch_interrupted() ? launch_interrupted() : rc;
 }

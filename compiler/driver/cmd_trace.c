@@ -20,7 +20,7 @@ static const char usage[] =
     "                  [--max-splits N] [--warp W] [--lanes G] [--threads N] [--stats]\n"
     "                  [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "                  [--format text|json|svg] [-o PATH] [--group N] [--warp-id N]\n"
-    "                  [--max-steps N]\n"
+    "                  [--max-steps N] [--timeout S]\n"
     "\n"
     "Runs KERNEL as `weft run` does and records, for each step of the traced warps, the block\n"
     "it ran (PC and source lines), the active mask (thread 0 rightmost, as in the papers), the\n"
@@ -35,7 +35,8 @@ static const char usage[] =
     "\n"
     "Launch options: as for `weft run` (see `weft run --help`), with the file's\n"
     "`// weft-run:` lines as defaults; --repeat is not one (a file's --repeat is ignored).\n"
-    "--stats prints the launch's stats to stderr.\n"
+    "--stats prints the launch's stats to stderr. A launch that --timeout or SIGINT/SIGTERM\n"
+    "stops writes the steps recorded so far, after the report of where its warps were.\n"
     "\n"
     "  --format F      text (default): a table like the papers' figures, the policy's state\n"
     "                  under each step; json: one JSON object per line, first the kernel's\n"
@@ -99,7 +100,8 @@ static int describe(const launch *l, const trace_args *t, trace_rec *r) {
   return 0;
 }
 
-static int run_traced(launch *l, trace_args *t, trace_rec *r, weft_stats *stats) {
+/* *stopped: the launch was stopped (timeout, signal), and its steps so far are worth writing. */
+static int run_traced(launch *l, trace_args *t, trace_rec *r, weft_stats *stats, int *stopped) {
   const run_state *s = &l->s;
   t->opts.on_step = trace_rec_step, t->opts.user = r;
   int rc = launch_fill_args(l);
@@ -110,6 +112,7 @@ static int run_traced(launch *l, trace_args *t, trace_rec *r, weft_stats *stats)
     char what[300];
     snprintf(what, sizeof what, "traced launch of '%s'", weft_kernel_name(s->kernel));
     rc = launch_fail_status(l, st, what);
+    *stopped = st == WEFT_ERROR_TIMEOUT || st == WEFT_ERROR_STOPPED;
   }
   if (!rc && r->oom) rc = fail(1, "out of memory for the trace after %zu steps", r->n);
   return rc;
@@ -141,19 +144,22 @@ int cmd_trace(int argc, char **argv) {
   trace_args t = {0};
   trace_rec r = {0};
   weft_stats stats = {0};
+  int stopped = 0;
   int rc = launch_read(&l, &trace_cmd, argc, argv);
   if (rc < 0) {
     rc = parse_trace_args(&l, &t);
     if (!rc) rc = launch_prepare(&l);
     if (!rc) rc = describe(&l, &t, &r);
-    if (!rc) rc = run_traced(&l, &t, &r, &stats);
+    if (!rc) rc = run_traced(&l, &t, &r, &stats, &stopped);
     if (!rc) { /* the run's results: every one that can be written is */
       rc = launch_write_outputs(&l);
       rc |= write_trace(&l, &t, &r);
       rc |= launch_write_stats(&l, &stats, stderr);
+    } else if (stopped) {
+      write_trace(&l, &t, &r);
     }
   }
   trace_rec_free(&r);
   launch_free(&l);
-  return rc;
+  return launch_interrupted() ? launch_interrupted() : rc;
 }

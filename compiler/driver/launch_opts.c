@@ -36,6 +36,7 @@ const char *const opt_names[NOPTS] = {
     [O_BUILD_OPTIONS] = "--build-options",
     [O_SPLIT_ORDER] = "--split-order",
     [O_MAX_SPLITS] = "--max-splits",
+    [O_TIMEOUT] = "--timeout",
     [O_FORMAT] = "--format",
     [O_OUTPUT] = "-o",
     [O_WARP_ID] = "--warp-id",
@@ -216,6 +217,17 @@ int launch_parse_unsigned(const launch *l, int opt, unsigned *out) {
   return 0;
 }
 
+/* --timeout S: seconds, 0 for none (weft_options.timeout_s checks the range). */
+static int parse_timeout(const launch *l, double *out) {
+  const char *s = l->o.value[O_TIMEOUT];
+  char *end;
+  if (!s) return 0;
+  *out = strtod(s, &end);
+  if (end == s || *end || !(*out >= 0))
+    return fail(2, "%s: --timeout '%s' is not a number of seconds", l->cmd->name, s);
+  return 0;
+}
+
 static int parse_options(launch *l) {
   const launch_cmd *cmd = l->cmd;
   const run_opts *o = &l->o;
@@ -230,6 +242,7 @@ static int parse_options(launch *l) {
   w->policy = o->value[O_POLICY];
   w->policy_in_runtime = o->policy_in_runtime;
   w->split_order = o->value[O_SPLIT_ORDER];
+  if (parse_timeout(l, &w->timeout_s)) return 2;
   char why[256];
   if (weft_options_check(w, why, sizeof why)) return fail(2, "%s: %s", cmd->name, why);
   if (p->repeat == 0) return fail(2, "%s: --repeat must be at least 1", cmd->name);
@@ -297,6 +310,7 @@ static void print_text(const char *s) {
 /* "weft: WHAT failed: REASON (STATUS)" on one line when weft_last_error is one line; a
  * multi-line reason (clang's diagnostics) is printed first, as it is. */
 int launch_fail_status(const launch *l, weft_status st, const char *what) {
+  fflush(stdout); /* the kernel's printf output comes before the report of what went wrong */
   const char *why = weft_last_error(l->s.ctx);
   size_t n = strlen(why);
   while (n && why[n - 1] == '\n') n--;
@@ -604,6 +618,11 @@ static size_t fault_len;
 
 static void on_fault(int sig) {
   (void)sig;
+  /* The kernel's printf output first, so that it is not lost before the report. stdio is not
+   * async-signal-safe, but the fault is in kernel code, not in stdio: only another worker in
+   * the middle of a printf can hold stdout, and then the output is left rather than waited
+   * for. */
+  if (ftrylockfile(stdout) == 0) fflush_unlocked(stdout), funlockfile(stdout);
   ssize_t written = write(2, fault_text, fault_len);
   (void)written; /* nothing more to do if stderr is gone */
   _exit(1);
@@ -622,12 +641,33 @@ static void catch_faults(const launch *l) {
   sigaction(SIGBUS, &sa, NULL);
 }
 
+/* SIGINT and SIGTERM stop the launch running as its timeout would (weft_context_stop, which
+ * is async-signal-safe): it returns with the report of where its warps were, the command
+ * writes what it can, and exits 128 + the signal, as a shell reports a process it ended. */
+static weft_context *interrupted_ctx;
+static volatile sig_atomic_t interrupted_by;
+
+static void on_interrupt(int sig) {
+  interrupted_by = sig;
+  weft_context_stop(interrupted_ctx);
+}
+
+static void catch_interrupts(const launch *l) {
+  interrupted_ctx = l->s.ctx;
+  struct sigaction sa = {.sa_handler = on_interrupt};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int launch_interrupted(void) { return interrupted_by ? 128 + interrupted_by : 0; }
+
 int launch_prepare(launch *l) {
   int rc = build(l);
   if (!rc) rc = find_kernel(l);
   if (!rc) rc = check_args(l);
   if (!rc) rc = alloc_args(l);
-  if (!rc) catch_faults(l);
+  if (!rc) catch_faults(l), catch_interrupts(l);
   return rc;
 }
 

@@ -29,6 +29,7 @@ enum {
   O_BUILD_OPTIONS,
   O_SPLIT_ORDER,
   O_MAX_SPLITS,
+  O_TIMEOUT,
        /* weft trace's own */
   O_FORMAT,
   O_OUTPUT,
@@ -44,7 +45,7 @@ extern const char *const opt_names[NOPTS];
 #define RUN_OPTS                                                                               \
   (OPT(O_KERNEL) | OPT(O_GLOBAL) | OPT(O_LOCAL) | OPT(O_POLICY) | OPT(O_WARP) | OPT(O_LANES) | \
    OPT(O_THREADS) | OPT(O_REPEAT) | OPT(O_STATS_JSON) | OPT(O_BUILD_OPTIONS) |                 \
-   OPT(O_SPLIT_ORDER) | OPT(O_MAX_SPLITS))
+   OPT(O_SPLIT_ORDER) | OPT(O_MAX_SPLITS) | OPT(O_TIMEOUT))
 
 typedef struct launch_cmd {
   const char *name;    /* "run": messages say "weft: run: ..." */
@@ -97,6 +98,9 @@ typedef struct launch {
 int launch_read(launch *l, const launch_cmd *cmd, int argc, char **argv);
 /* Builds the program, finds the kernel, checks and allocates its arguments. */
 int launch_prepare(launch *l);
+/* 0, or 130 (SIGINT), 143 (SIGTERM): a signal stopped the launch (launch_prepare catches
+ * them), and the command exits with this once it has written what it can. */
+int launch_interrupted(void);
 /* Fills the buffers from their INIT (before each launch). */
 int launch_fill_args(launch *l);
 void launch_free(launch *l);

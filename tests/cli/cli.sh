@@ -387,6 +387,62 @@ test_run_error_threads() {
   expect_output "--threads '1048577' is not a number from 0 to 1024\n"
 }
 
+# ---- every launch ends and says why: --timeout, WEFT_TIMEOUT, SIGINT/SIGTERM ----
+
+endless=$SRC/tests/cli/endless_lane.cl
+spin=$SRC/tests/cli/spin_lock.cl
+
+# lane 37 never leaves its loop: stopped after 1 s, the report names its line, and the printf
+# output of every lane comes first, though stdout is a file
+test_timeout_endless_lane() {
+  weft run "$endless" --timeout 1
+  expect_status 1
+  expect_line "^kernel 'endless_lane' stopped after [0-9.]+ s: it ran longer than its timeout of 1 s"
+  expect_line '^  lanes 0+100000 were running the loop at .*endless_lane.cl:8 \(B2\)$'
+  expect_line 'launch of .endless_lane. failed: WEFT_ERROR_TIMEOUT'
+  expect_output '^lane 0 starts\n.*lane 63 starts\n.*kernel .endless_lane. stopped'
+  ! grep -q 'SIMT deadlock' "$out" || fail "an endless loop reported as a SIMT deadlock"
+}
+
+test_timeout_simt_deadlock() {
+  weft run "$spin" --policy stack --timeout 1
+  expect_status 1
+  expect_line "SIMT deadlock under policy 'stack':"
+  expect_line '^    lanes 1{31}0 spin in the loop at .*spin_lock.cl:6 \(B1\)$'
+  expect_line '^    while lanes 0{31}1 are parked at .*spin_lock.cl:8-10 \(B2\),$'
+}
+
+test_timeout_env() {
+  WEFT_TIMEOUT=0.5 weft run "$endless"
+  expect_status 1
+  expect_line 'it ran longer than its timeout of 0.5 s'
+  WEFT_TIMEOUT=soon weft run "$endless"
+  expect_status 2
+  expect_line 'WEFT_TIMEOUT must be 0 \(no limit\) or a number of seconds'
+}
+
+# the trace of a stopped launch holds the steps recorded before it stopped
+test_timeout_trace_writes_steps() {
+  weft trace "$endless" --group 1 --timeout 0.5 -o "$dir/trace.txt"
+  expect_status 1
+  expect_line 'traced launch of .endless_lane. failed: WEFT_ERROR_TIMEOUT'
+  grep -Eq '^ +0 +0  B0 ' "$dir/trace.txt" || fail "no step in the trace"
+}
+
+# SIGINT (again every second, in case the first one came before the launch began) stops the
+# launch with the report and exit status 130, as a shell reports a process SIGINT ended
+test_sigint_stops_run() {
+  "$WEFT" run "$endless" >"$out" 2>&1 &
+  pid=$!
+  sleep 2
+  for _ in 1 2 3 4 5 6 7 8 9 10; do kill -INT $pid 2>/dev/null && sleep 1 || break; done
+  status=0
+  wait $pid || status=$?
+  expect_status 130
+  expect_line "stopped after [0-9.]+ s: it was asked to stop"
+  expect_line 'were running the loop at .*endless_lane.cl:8'
+}
+
 # ---- running ----
 
 [ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 #include "weft.h"
@@ -838,6 +840,87 @@ static int create_and_exit(const char *ms, const char *how) {
   exit(0);
 }
 
+/* ---- the watchdog: every launch ends, and says why ---- */
+
+static const char spin[] = "__kernel void spin(__global int *lock, __global int *n) {\n"
+                           "  while (atomic_cmpxchg(lock, 0, 1) != 0)\n"
+                           "    ;\n"
+                           "  n[get_global_id(0)] += 1;\n"
+                           "  atomic_xchg(lock, 0);\n"
+                           "}\n";
+
+static weft_status launch_spin(weft_context *ctx) {
+  weft_program *p;
+  weft_kernel *k;
+  int lock = 0, n[8] = {0};
+  assert_int_equal(weft_program_build_source(ctx, "spin.cl", spin, NULL, &p), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_create(p, "spin", &k), WEFT_SUCCESS);
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof lock, &lock},
+                      {WEFT_ARG_GLOBAL, WEFT_I32, sizeof n, n}};
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  weft_status st = weft_kernel_launch(k, &r, 2, args, NULL);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  return st;
+}
+
+/* timeout_s, its checks, WEFT_TIMEOUT, and a spin lock inside a warp stopped and reported as
+ * the SIMT deadlock it is, with both lines and the policy. */
+static void timeout_stops_a_simt_deadlock(void **state) {
+  (void)state;
+  weft_context *ctx;
+  weft_options o = {.threads = 1, .warp = 8, .lanes = 4, .timeout_s = -1};
+  char why[256];
+  assert_int_equal(weft_options_check(&o, why, sizeof why), WEFT_ERROR_INVALID_VALUE);
+  assert_non_null(strstr(why, "timeout_s"));
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_ERROR_INVALID_VALUE);
+  setenv("WEFT_TIMEOUT", "soon", 1);
+  o.timeout_s = 0;
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_ERROR_INVALID_VALUE);
+  setenv("WEFT_TIMEOUT", "0.2", 1);
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+  unsetenv("WEFT_TIMEOUT");
+  assert_true(weft_context_options(ctx).timeout_s == 0.2);
+  assert_int_equal(launch_spin(ctx), WEFT_ERROR_TIMEOUT);
+  assert_string_equal(weft_status_name(WEFT_ERROR_TIMEOUT), "WEFT_ERROR_TIMEOUT");
+  const char *e = weft_last_error(ctx);
+  assert_non_null(strstr(e, "ran longer than its timeout of 0.2 s"));
+  assert_non_null(strstr(e, "SIMT deadlock under policy 'stack'"));
+  assert_non_null(strstr(e, "spin in the loop at spin.cl:2"));
+  assert_non_null(strstr(e, "parked at spin.cl:4"));
+  assert_int_equal(weft_context_set_timeout(ctx, -1), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_timeout(NULL, 1), WEFT_ERROR_INVALID_VALUE);
+  assert_int_equal(weft_context_set_timeout(ctx, 0.1), WEFT_SUCCESS);
+  assert_int_equal(weft_context_set_policy(ctx, "pc"), WEFT_SUCCESS);
+  assert_int_equal(launch_spin(ctx), WEFT_ERROR_TIMEOUT);
+  assert_non_null(strstr(weft_last_error(ctx), "SIMT deadlock under policy 'pc'"));
+  weft_context_release(ctx);
+}
+
+static weft_context *stop_ctx;
+static atomic_int stop_done;
+
+/* Again and again: a stop before the launch starts does not stop it (weft.h). */
+static void *stop_until_done(void *arg) {
+  (void)arg;
+  while (!atomic_load(&stop_done)) weft_context_stop(stop_ctx), usleep(20 * 1000);
+  return NULL;
+}
+
+/* weft_context_stop from another thread stops a launch that has no timeout. */
+static void stop_from_another_thread(void **state) {
+  weft_context *ctx = *state;
+  pthread_t t;
+  assert_int_equal(weft_context_stop(NULL), WEFT_ERROR_INVALID_VALUE);
+  stop_ctx = ctx;
+  assert_int_equal(pthread_create(&t, NULL, stop_until_done, NULL), 0);
+  assert_int_equal(launch_spin(ctx), WEFT_ERROR_STOPPED);
+  atomic_store(&stop_done, 1);
+  pthread_join(t, NULL);
+  assert_non_null(strstr(weft_last_error(ctx), "asked to stop"));
+  assert_string_equal(weft_status_name(WEFT_ERROR_STOPPED), "WEFT_ERROR_STOPPED");
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && !strcmp(argv[1], CREATE_AND_EXIT)) return create_and_exit(argv[2], argv[3]);
   const struct CMUnitTest tests[] = {
@@ -868,6 +951,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(released_handles_are_refused),
       cmocka_unit_test(kernel_keeps_program_and_context_alive),
       cmocka_unit_test(null_buffer_is_an_argument_error),
+      cmocka_unit_test(timeout_stops_a_simt_deadlock),
+      cmocka_unit_test(stop_from_another_thread),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

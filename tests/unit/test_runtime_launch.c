@@ -8,7 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -635,6 +638,55 @@ static void error_with_threads(void **state) {
   runtime_release(rt);
 }
 
+/* ---- the watchdog: spin(out, n): 0: back to 0, until the launch must stop (kernel.h) ---- */
+static const uint32_t spin_ipdom[] = {1}, spin_lines[] = {3};
+static uint32_t spin_run(weft_warp_ctx *c) {
+  while (!atomic_load_explicit(c->group->stop, memory_order_relaxed)) fake_exec(c);
+  c->from_pc = c->target_pc[0] = 0, c->ntargets = 1, c->target_mask[0] = c->mask;
+  return c->event = WEFT_EVENT_STOPPED;
+}
+
+static weft_runtime *stop_rt;
+static atomic_int stop_done;
+
+/* Again and again: a stop that comes before the launch starts does not stop it. */
+static void *stop_until_done(void *arg) {
+  (void)arg;
+  while (!atomic_load(&stop_done)) runtime_stop(stop_rt), usleep(10 * 1000);
+  return NULL;
+}
+
+/* A warp that would spin forever is stopped by the timeout, or by runtime_stop from another
+ * thread, on every worker, with the report of where it was. */
+static void timeout_and_stop_end_a_spinning_launch(void **state) {
+  (void)state;
+  fake_config(4, 4, NULL);
+  weft_runtime *rt = make_rt(2);
+  weft_compiled_kernel k = fake_kernel("spin", spin_run, FAKE_SETARGS(ifelse_setargs), 1,
+                                       spin_ipdom, 2, ifelse_params, sizeof(ifelse_args));
+  k.first_line = k.last_line = spin_lines;
+  int32_t out[16], n = 0;
+  weft_arg args[] = {buf_arg(out, sizeof out), i32_arg(&n)};
+  weft_ndrange r = range1(16, 8);
+  char msg[4096];
+  runtime_set_timeout(rt, 0.05);
+  assert_int_equal(runtime_launch(rt, &k, NULL, &r, 2, args, NULL, msg, sizeof msg),
+                   WEFT_ERROR_TIMEOUT);
+  assert_non_null(strstr(msg, "kernel 'spin' stopped after"));
+  assert_non_null(strstr(msg, "it ran longer than its timeout of 0.05 s\n"));
+  assert_non_null(strstr(msg, "  lanes 1111 were running the loop at line 3 (B0)\n"));
+  runtime_set_timeout(rt, 0);
+  pthread_t t;
+  stop_rt = rt;
+  assert_int_equal(pthread_create(&t, NULL, stop_until_done, NULL), 0);
+  assert_int_equal(runtime_launch(rt, &k, NULL, &r, 2, args, NULL, msg, sizeof msg),
+                   WEFT_ERROR_STOPPED);
+  atomic_store(&stop_done, 1);
+  pthread_join(t, NULL);
+  assert_non_null(strstr(msg, "it was asked to stop"));
+  runtime_release(rt);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ifelse_results_and_stats),
@@ -652,6 +704,7 @@ int main(void) {
       cmocka_unit_test(other_errors),
       cmocka_unit_test(threads_agree),
       cmocka_unit_test(error_with_threads),
+      cmocka_unit_test(timeout_and_stop_end_a_spinning_launch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
