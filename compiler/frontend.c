@@ -276,9 +276,14 @@ static void restore_divisions(LLVMModuleRef m) {
     for (LLVMUseRef u; (u = LLVMGetFirstUse(f));) {
       LLVMValueRef call = LLVMGetUser(u);
       LLVMPositionBuilderBefore(b, call);
-      LLVMValueRef q = LLVMBuildBinOp(b, divisions[d].op, LLVMGetOperand(call, 0),
-                                      LLVMGetOperand(call, 1), "");
-      LLVMInstructionSetDebugLoc(q, LLVMInstructionGetDebugLoc(call));
+      LLVMValueRef x = LLVMGetOperand(call, 0), y = LLVMGetOperand(call, 1);
+      /* Two constants fold here: fine for a safe divisor, but LLVM folds x / 0 to poison, so
+       * an unsafe one is frozen, which keeps the division an instruction that the lowering
+       * guards like any other */
+      if (LLVMIsConstant(x) && LLVMIsConstant(y) && !ir_safe_divisor(y, d & 1))
+        y = LLVMBuildFreeze(b, y, "");
+      LLVMValueRef q = LLVMBuildBinOp(b, divisions[d].op, x, y, "");
+      if (LLVMIsAInstruction(q)) LLVMInstructionSetDebugLoc(q, LLVMInstructionGetDebugLoc(call));
       LLVMReplaceAllUsesWith(call, q);
       LLVMInstructionEraseFromParent(call);
     }

@@ -319,16 +319,23 @@ void lw_write_phis(lower *L, int from, const edge *e, int n) {
 /* ---- terminators ---- */
 
 /* Lanes of `mask` whose i1 condition is true, from the condition's per-group slots. */
-LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond) {
-  slot *s = lw_slot(L, cond);
-  LLVMValueRef t = lw_const_i64(L, 0);
+LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef lanes = lw_const_i64(L, 0);
+  unsigned was = L->lane_group;
   for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef c = LLVMBuildLoad2(L->b, lw_vtype(L, s->type), s->v[g], "");
-    LLVMValueRef bits = LLVMBuildBitCast(L->b, c, LLVMIntTypeInContext(L->c, L->G), "");
-    bits = LLVMBuildZExt(L->b, bits, i64t(L), "");
-    t = LLVMBuildOr(L->b, t, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""), "");
+    L->lane_group = g;
+    LLVMValueRef h = LLVMBuildICmp(L->b, pred, lw_vector_of(L, x), lw_splat(L, y), "");
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, h, LLVMIntTypeInContext(L->c, L->G), "");
+    bits = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, bits, i64t(L), ""),
+                        lw_const_i64(L, (uint64_t)g * L->G), "");
+    lanes = LLVMBuildOr(L->b, lanes, bits, "");
   }
-  return LLVMBuildAnd(L->b, t, L->mask, "");
+  L->lane_group = was;
+  return LLVMBuildAnd(L->b, lanes, L->mask, "");
+}
+
+LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond) {
+  return lw_lanes_where(L, LLVMIntNE, cond, LLVMConstNull(LLVMTypeOf(cond)));
 }
 
 /* Several targets with their lanes: go on inline if one target has them all, else return the
@@ -411,17 +418,8 @@ static int switch_edges(lower *L, int pc, LLVMValueRef term, edge *e) {
     if (uniform) {
       LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_scalar_of(L, cond), c, "");
       m = LLVMBuildSelect(L->b, eq, L->mask, lw_const_i64(L, 0), "");
-    } else {
-      m = lw_const_i64(L, 0);
-      for (unsigned g = 0; g < L->ngroups; g++) {
-        L->lane_group = g;
-        LLVMValueRef eq = LLVMBuildICmp(L->b, LLVMIntEQ, lw_vector_of(L, cond), lw_splat(L, c), "");
-        LLVMValueRef bits = LLVMBuildZExt(
-            L->b, LLVMBuildBitCast(L->b, eq, LLVMIntTypeInContext(L->c, L->G), ""), i64t(L), "");
-        m = LLVMBuildOr(L->b, m, LLVMBuildShl(L->b, bits, lw_const_i64(L, (uint64_t)g * L->G), ""),
-                        "");
-      }
-      m = LLVMBuildAnd(L->b, m, rest, ""); /* the first matching case wins */
+    } else { /* the first matching case wins */
+      m = LLVMBuildAnd(L->b, lw_lanes_where(L, LLVMIntEQ, cond, c), rest, "");
     }
     rest = LLVMBuildAnd(L->b, rest, LLVMBuildNot(L->b, m, ""), "");
     int k = 0;

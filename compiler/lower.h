@@ -114,6 +114,8 @@ void lw_emit_body(lower *L, LLVMBasicBlockRef bb); /* a block's instructions, bu
 /* The phis of the targets of edges e[0..n) from block `from`, each for the lanes of its edge. */
 void lw_write_phis(lower *L, int from, const edge *e, int n);
 LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond); /* the running lanes where cond is 1 */
+/* The running lanes where `x pred y` holds: x a kernel value, y a scalar (as a W-bit i64). */
+LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y);
 void lw_count_warp(lower *L); /* adds the warp's counters to L->counted */
 void lw_count_to_ctx(lower *L); /* adds them to ctx's */
 void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */

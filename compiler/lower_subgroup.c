@@ -92,19 +92,19 @@ static LLVMValueRef reduction(lower *L, LLVMValueRef call, sg_op op, int is_unsi
   return acc;
 }
 
-/* sub_group_all / sub_group_any: 1 when the predicate holds in every / some active lane. */
+/* sub_group_all / sub_group_any: 1 when the predicate holds in every / some active lane. As
+ * W-bit masks, not as <G x i1> selects and reductions, which LLVM 19's instruction selection
+ * loops forever on in some kernels (a vote of a uniform value after a barrier). */
 static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
-  LLVMValueRef x = LLVMGetOperand(call, 0), zero = LLVMConstNull(LLVMTypeOf(x));
-  LLVMValueRef acc = LLVMConstInt(LLVMInt1TypeInContext(L->c), all, 0);
-  for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef v = group_value(L, x, g, all ? LLVMConstInt(LLVMTypeOf(x), 1, 0) : zero);
-    LLVMValueRef holds = LLVMBuildICmp(L->b, LLVMIntNE, v, lw_splat(L, zero), "");
-    LLVMTypeRef ht = LLVMTypeOf(holds);
-    LLVMValueRef r = lw_intrinsic(L, all ? "llvm.vector.reduce.and" : "llvm.vector.reduce.or", &ht,
-                                  1, &holds, 1);
-    acc = all ? LLVMBuildAnd(L->b, acc, r, "") : LLVMBuildOr(L->b, acc, r, "");
+  LLVMValueRef x = LLVMGetOperand(call, 0), zero = LLVMConstNull(LLVMTypeOf(x)), r;
+  if (divergence_of(L->dv, x).shape == UNIFORM) { /* and a call has an active lane */
+    r = LLVMBuildICmp(L->b, LLVMIntNE, lw_scalar_of(L, x), zero, "");
+    return LLVMBuildZExt(L->b, r, LLVMTypeOf(call), "");
   }
-  return LLVMBuildZExt(L->b, acc, LLVMTypeOf(call), "");
+  LLVMValueRef holds = lw_lanes_where(L, LLVMIntNE, x, zero);
+  r = all ? LLVMBuildICmp(L->b, LLVMIntEQ, holds, L->mask, "")
+          : LLVMBuildICmp(L->b, LLVMIntNE, holds, lw_const_i64(L, 0), "");
+  return LLVMBuildZExt(L->b, r, LLVMTypeOf(call), "");
 }
 
 /* sub_group_broadcast(x, id): lane id's x (id is the same in every lane). */

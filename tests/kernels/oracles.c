@@ -264,6 +264,17 @@ void oracle_barrier_local_arg(kio *io) {
   }
 }
 
+void oracle_switch_unreachable(kio *io) {
+  size_t n = LSIZE(io);
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i - i % n + (i % n + 1) % n], r = 0;
+    if (x & 2u)
+      for (uint32_t k = 0; k < (x & 7u); k++) r += k ^ x;
+    else r = x * 3u;
+    OUT(uint32_t, 1)[i] = r;
+  }
+}
+
 void oracle_address_after_barrier(kio *io) {
   int32_t u = IN(int32_t, 0)[0];
   for (size_t i = 0; i < N(io); i++) OUT(int32_t, 1)[(size_t)u + i] = 3 * (int32_t)i;

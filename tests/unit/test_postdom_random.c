@@ -7,8 +7,10 @@
  *     the `then` side first), and the successor and predecessor lists;
  *   - the post-dominator sets, by iterating pdom(b) = {b} + the intersection of pdom(s) over b's
  *     successors s to a fixed point on bitsets, with the virtual-exit convention of postdom.c:
- *     ret and unreachable go to the exit; then, from the largest PC down, a block that does not
- *     reach the exit yet gets an edge to it, and everything that reaches it counts as connected;
+ *     ret and unreachable go to the exit; a block whose every path ends in unreachable is dead,
+ *     and a live block's successors that are dead do not count; then, from the largest PC down,
+ *     a live block that does not reach the exit through live blocks yet gets an edge to it, and
+ *     everything that reaches it counts as connected;
  *   - the immediate post-dominator: the strict post-dominator whose own set is one smaller.
  * It compares them with cfg.blocks[] and postdom_dominates for every block and pair of blocks, and
  * checks that the generator produced enough infinite loops, irreducible graphs and switches. */
@@ -80,6 +82,7 @@ typedef struct model {
   int nsuccs[TB_MAX]; /* by PC */
   int succs[TB_MAX][TB_MAX_SUCCS];
   set to_exit;      /* PCs with an edge to the virtual exit */
+  set dead;         /* PCs whose every path ends in unreachable */
   set pdom[TB_MAX + 1];
 } model;
 
@@ -114,13 +117,30 @@ static set reaching(const model *m, set from) {
   return from;
 }
 
+static void model_dead(const tb *t, model *m) {
+  m->dead = 0;
+  for (int pc = 0; pc < m->n; pc++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(t->bb[m->blk[pc]]);
+    if (LLVMGetInstructionOpcode(term) == LLVMUnreachable) m->dead |= 1ull << pc;
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int pc = 0; pc < m->n; pc++) {
+      int all = m->nsuccs[pc] > 0;
+      for (int s = 0; s < m->nsuccs[pc]; s++) all &= (int)(m->dead >> m->succs[pc][s] & 1);
+      if (all && !(m->dead >> pc & 1)) m->dead |= 1ull << pc, changed = 1;
+    }
+  }
+}
+
 static void model_exits(model *m) {
   m->to_exit = 0;
   for (int pc = 0; pc < m->n; pc++)
     if (m->nsuccs[pc] == 0) m->to_exit |= 1ull << pc;
-  set connected = reaching(m, m->to_exit);
+  set connected = reaching(m, m->to_exit & ~m->dead);
   for (int pc = m->n - 1; pc >= 0; pc--)
-    if (!(connected >> pc & 1)) m->to_exit |= 1ull << pc, connected |= reaching(m, 1ull << pc);
+    if (!(connected >> pc & 1) && !(m->dead >> pc & 1))
+      m->to_exit |= 1ull << pc, connected |= reaching(m, 1ull << pc);
 }
 
 static void model_postdoms(model *m) {
@@ -131,7 +151,9 @@ static void model_postdoms(model *m) {
     changed = 0;
     for (int pc = m->n - 1; pc >= 0; pc--) {
       set meet = m->to_exit >> pc & 1 ? m->pdom[m->n] : all;
-      for (int s = 0; s < m->nsuccs[pc]; s++) meet &= m->pdom[m->succs[pc][s]];
+      for (int s = 0; s < m->nsuccs[pc]; s++)
+        if (!(m->dead >> m->succs[pc][s] & 1) || (m->dead >> pc & 1))
+          meet &= m->pdom[m->succs[pc][s]];
       meet |= 1ull << pc;
       if (meet != m->pdom[pc]) m->pdom[pc] = meet, changed = 1;
     }
@@ -214,6 +236,7 @@ static void one_graph(LLVMContextRef ctx, uint64_t seed, coverage *cov, int prin
   model m;
   model_layout(&t, &m);
   check_layout(&t, &m, g);
+  model_dead(&t, &m);
   model_exits(&m);
   model_postdoms(&m);
   check_postdoms(&m, g);
