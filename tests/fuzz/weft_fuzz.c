@@ -129,11 +129,13 @@ typedef struct target {
   const options *o;
   fz_config config;
   fz_failure failure;
+  double deadline; /* past it, every try counts as passing: the reduction ends */
 } target;
 
 /* Whether k still fails as the original did, in a child of its own (it may crash). */
 static bool still_fails(void *user, const fz_kernel *k) {
   const target *t = user;
+  if (t->deadline && now() > t->deadline) return false;
   pid_t pid = start_child();
   if (!pid) {
     fz_checker *c = child_checker(t->o, &t->config, 1);
@@ -189,18 +191,22 @@ static void write_found(const options *o, const fz_kernel *k, const target *t, c
   printf("  written to %s\n", path);
 }
 
+#define REDUCE_SECONDS 300 /* a reduction stops trying after this */
+
 /* A failure of the seed: said, reduced (unless --no-reduce) and written. */
 static void report(const options *o, uint64_t seed, fz_failure failure, unsigned config,
                    const char *why) {
   printf("seed %llu: %s: %s\n", (unsigned long long)seed, fz_failure_name(failure), why);
-  target t = {o, o->configs[config], failure};
+  target t = {o, o->configs[config], failure, 0};
   fz_kernel k;
   fz_generate(&k, seed);
   char last[sizeof shm->why];
   snprintf(last, sizeof last, "%s", why);
   if (o->reduce && failure != FZ_ORACLE) {
     double t0 = now();
+    t.deadline = t0 + REDUCE_SECONDS;
     unsigned tries = fz_reduce(&k, still_fails, &t);
+    t.deadline = 0;
     bool said = failure != FZ_CRASH && failure != FZ_TIMEOUT; /* else the child said nothing */
     if (still_fails(&t, &k) && said) snprintf(last, sizeof last, "%s", shm->why);
     printf("  reduced in %u tries, %.0f s: %s\n", tries, now() - t0, last);
