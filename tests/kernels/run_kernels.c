@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "cases.h"
+#include "stats_differ.h"
 #include "weft.h"
 
 #ifndef WEFT_KERNEL_DIR
@@ -249,32 +250,6 @@ static bool divergent_barrier_reported(const kcase *c, const char *policy, weft_
   return c->divergent_barrier &&
          ((!strcmp(policy, "stack") && st == WEFT_ERROR_DIVERGENT_BARRIER) ||
           (!strcmp(policy, "pc") && st == WEFT_ERROR_BARRIER_DEADLOCK));
-}
-
-/* The stats that must not depend on the path a policy decision takes: all but the time and
- * the round trips. NULL when they agree, else the first that differs. */
-static const char *stats_differ(const weft_stats *a, const weft_stats *b) {
-#define SAME(f) \
-  if (a->f != b->f) return #f
-  SAME(work_groups);
-  SAME(warps);
-  SAME(block_execs);
-  SAME(instr_execs);
-  SAME(lane_instrs);
-  SAME(simd_efficiency);
-  SAME(groups_run);
-  SAME(groups_skipped);
-  SAME(divergent_branches);
-  SAME(reconvergences);
-  SAME(policy_calls);
-  SAME(barriers);
-  SAME(early_reconvergences);
-  SAME(max_splits_per_warp);
-  SAME(avg_splits_per_warp);
-  SAME(max_st_entries);
-  SAME(max_rt_entries);
-#undef SAME
-  return NULL;
 }
 
 /* One launch of case c, with the policy stepped from the generated code (in_code) or from the
