@@ -33,6 +33,8 @@ typedef struct options {
   const char *found;
   fz_config configs[8];
   unsigned nconfigs, threads, timeout;
+  uint64_t skip[16]; /* seeds of open bugs (tests/fuzz/found/README.md), not checked */
+  unsigned nskip;
   bool reduce, verbose, rotate;
 } options;
 
@@ -56,7 +58,7 @@ static double now(void) {
 static int usage(void) {
   fputs("usage: weft_fuzz [--start S] [--count N] [--time-limit SEC] [--found DIR]\n"
         "                 [--configs WxG,...] [--threads T] [--timeout SEC] [--rotate]\n"
-        "                 [--no-reduce] [--verbose]\n"
+        "                 [--no-reduce] [--verbose] [--skip SEED]...\n"
         "       weft_fuzz --seed N [--print | --print-c]\n",
         stderr);
   return 2;
@@ -104,11 +106,21 @@ static fz_checker *child_checker(const options *o, const fz_config *configs, uns
 }
 
 /* The child that checks seeds from .. end-1 until one fails or the deadline passes. */
+static bool skipped(const options *o, uint64_t seed) {
+  for (unsigned i = 0; i < o->nskip; i++)
+    if (o->skip[i] == seed) return true;
+  return false;
+}
+
 static _Noreturn void check_seeds(const options *o, uint64_t from, uint64_t end, double deadline) {
   fz_checker *c = child_checker(o, o->configs, o->nconfigs);
   for (uint64_t s = from; s < end && (!deadline || now() < deadline); s++) {
     fz_kernel k;
-    shm->seed = s;
+    shm->seed = shm->next = s;
+    if (skipped(o, s)) {
+      shm->next = s + 1;
+      continue;
+    }
     fz_generate(&k, s);
     alarm(o->timeout);
     int only = o->rotate ? (int)(s % o->nconfigs) : -1;
@@ -234,6 +246,7 @@ static int parse(int argc, char **argv, options *o, int64_t *print_seed, int *pr
     else if (!strcmp(a, "--threads")) o->threads = (unsigned)atoi(v), i++;
     else if (!strcmp(a, "--timeout")) o->timeout = (unsigned)atoi(v), i++;
     else if (!strcmp(a, "--configs") && parse_configs(o, v)) i++;
+    else if (!strcmp(a, "--skip") && o->nskip < 16) o->skip[o->nskip++] = strtoull(v, NULL, 0), i++;
     else return usage();
   }
   if (*print_seed >= 0) o->start = (uint64_t)*print_seed, o->count = 1;
