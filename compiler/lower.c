@@ -115,7 +115,7 @@ static void leave_one(lower *L, int from, uint32_t event, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, target_pc), target);
   store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, event), L->event);
-  LLVMBuildBr(L->b, L->step);
+  LLVMBuildBr(L->b, L->leave);
 }
 
 /* The one exit of a kind towards `to`, made at its first use (cache[to]): it saves the values
@@ -143,7 +143,7 @@ static void arrive_tail(lower *L, int to) {
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
   store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
-  LLVMBuildBr(L->b, L->step);
+  LLVMBuildBr(L->b, L->leave);
 }
 
 /* Going on at `to` in another part: the counters go to ctx and that part resumes at `to` in a
@@ -385,7 +385,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   }
   lw_frame_save(L, to, n);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
-  LLVMBuildBr(L->b, L->step);
+  LLVMBuildBr(L->b, L->leave);
 }
 
 static void lower_condbr(lower *L, int pc, LLVMValueRef term) {

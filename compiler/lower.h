@@ -60,12 +60,10 @@ typedef struct lower {
   LLVMBasicBlockRef start; /* where each warp of a chain starts */
   LLVMBasicBlockRef *bbs;  /* per PC: the block that runs the kernel's block */
   LLVMBasicBlockRef leave; /* the one return to the scheduler: counters, event */
-  LLVMBasicBlockRef step; /* where every event goes: to ctx->step, which may say go on, or leave */
   LLVMValueRef group_u64[sizeof(weft_group) / 8], global_base[3]; /* read at the part's entry */
   LLVMBasicBlockRef *arrive; /* per target PC: the shared exit for arrivals there */
   LLVMBasicBlockRef *crossing; /* per target PC in another part: the way there */
   LLVMValueRef *part_fns; /* the warp function's parts; part 0 is the entry */
-  LLVMValueRef stepper; /* the kernel's stepper (lower_warp.c), defined with part 0 */
   int part; /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
   LLVMValueRef counted[4]; /* allocas: the counters of the chain's warps that ended (kernel.h) */

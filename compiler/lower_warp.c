@@ -134,48 +134,6 @@ static void build_dispatch(lower *L) {
   build_resumes(L, pc, sw, bad);
 }
 
-/* An event: with ctx->step set, the warp function goes on in the kernel's stepper (a tail call,
- * after the counters), which hands the event to the policy; else back to the scheduler. */
-static void build_step(lower *L) {
-  LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.call");
-  LLVMPositionBuilderAtEnd(L->b, L->step);
-  LLVMValueRef fn = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, step),
-                               LLVMPointerTypeInContext(L->c, 0));
-  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, fn, ""), L->leave, call);
-  LLVMPositionBuilderAtEnd(L->b, call);
-  LLVMValueRef event = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->event, "");
-  LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event)));
-  lw_flush_counts(L);
-  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(L->stepper), L->stepper, &L->ctx, 1,
-                                  "");
-  LLVMSetTailCallKind(r, LLVMTailCallKindMustTail);
-  LLVMBuildRet(L->b, r);
-}
-
-/* The kernel's stepper: ctx->step hands the event to the policy, and the warp goes on with the
- * split it picks in a new call of the warp function, which restores the split's values from
- * the frame the exit saved (kernel.h); or returns WEFT_EVENT_HANDLED when nothing of the warp can
- * run. A function of its own, reached by tail calls: a call inside the warp function would make
- * every entry of it save registers, and a jump back to its start would make LLVM carry every
- * value around that loop (nested if/else and mandelbrot ran 10% and 40% slower so). */
-static void build_stepper(lower *L) {
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0), i32 = LLVMInt32TypeInContext(L->c);
-  LLVMValueRef ctx = LLVMGetParam(L->stepper, 0);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->c, L->stepper, "entry"),
-                    go_on = LLVMAppendBasicBlockInContext(L->c, L->stepper, "go_on"),
-                    handled = LLVMAppendBasicBlockInContext(L->c, L->stepper, "handled");
-  LLVMPositionBuilderAtEnd(L->b, entry);
-  LLVMValueRef fn = lw_load_at(L, ctx, offsetof(weft_warp_ctx, step), ptr);
-  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMFunctionType(i32, &ptr, 1, 0), fn, &ctx, 1, "");
-  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, lw_const_i32(L, 0), ""), go_on, handled);
-  LLVMPositionBuilderAtEnd(L->b, go_on);
-  LLVMBuildRet(L->b, lw_tail_call(L, 0, ctx));
-  LLVMPositionBuilderAtEnd(L->b, handled);
-  LLVMValueRef ev = lw_const_i32(L, WEFT_EVENT_HANDLED);
-  LLVMBuildStore(L->b, ev, lw_field_at(L, ctx, offsetof(weft_warp_ctx, event)));
-  LLVMBuildRet(L->b, ev);
-}
-
 static void build_leave(lower *L) {
   LLVMPositionBuilderAtEnd(L->b, L->leave);
   lw_flush_counts(L);
@@ -184,15 +142,12 @@ static void build_leave(lower *L) {
   LLVMBuildRet(L->b, event);
 }
 
-/* Part 0 is the warp function the runtime calls; part p > 0 is named NAME.p, and the stepper
- * (build_stepper, part -1) NAME.step. */
+/* Part 0 is the warp function the runtime calls; part p > 0 is named NAME.p. */
 static LLVMValueRef create_run_fn(LLVMModuleRef m, const char *name, int part) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   char *part_name = NULL;
-  if (part && (part < 0 ? asprintf(&part_name, "%s.step", name)
-                        : asprintf(&part_name, "%s.%d", name, part)) < 0)
-    DIE("out of memory");
+  if (part && asprintf(&part_name, "%s.%d", name, part) < 0) DIE("out of memory");
   LLVMValueRef f = LLVMAddFunction(m, part ? part_name : name,
                                    LLVMFunctionType(LLVMInt32TypeInContext(c), &ptr, 1, 0));
   free(part_name);
@@ -210,7 +165,6 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   for (int pc = L->cfg->part_first[L->part]; pc < L->cfg->part_first[L->part + 1]; pc++)
     L->bbs[pc] = LLVMAppendBasicBlockInContext(L->c, L->fn, "B");
   L->leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave");
-  L->step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step");
   memset(L->group_u64, 0, sizeof L->group_u64), memset(L->global_base, 0, sizeof L->global_base);
   lw_step_begin_part(L);
   LLVMPositionBuilderAtEnd(L->b, L->entry);
@@ -218,7 +172,6 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   build_warp_start(L);
   build_dispatch(L);
   lw_emit_blocks(L);
-  build_step(L);
   build_leave(L);
 }
 
@@ -266,8 +219,6 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
   unsigned char *mine = ARENA_NEW(L.arena, unsigned char, g->nparts);
   plan_parts(L.arena, g, split, mine);
   for (int p = 0; p < g->nparts; p++) L.part_fns[p] = create_run_fn(m, out->run_name, p);
-  L.stepper = create_run_fn(m, out->run_name, -1);
-  if (mine[0]) build_stepper(&L);
   for (L.part = 0; L.part < g->nparts; L.part++)
     if (mine[L.part]) build_part(&L, kfn, k);
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;

@@ -15,25 +15,17 @@
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
- * With ctx->step set (the other policies, unless weft_options.policy_in_runtime), the function
- * does not return for such an
- * event: it saves the frame as it would to return, and calls step(ctx) (from a stepper it
- * tail-calls), which hands the event to the policy and asks it what runs next. When step
- * returns 1 the warp function is entered again, without the scheduler, at ctx->pc with
- * ctx->mask and ctx->guard (a split of the same warp); when it returns 0 (nothing of the warp
- * can run now, or the policy failed) it returns WEFT_EVENT_HANDLED. The policy's decisions are
- * the same either way, and so are the stats: only the returns to the scheduler, the round
- * trips, go.
- *
  * With ctx->policy set (the `stack` policy, unless weft_options.policy_in_runtime, for a kernel
  * whose steps_stack is set), the function takes the policy's steps itself: it hands each event to
  * weft_stack_arrive or _diverge (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep
- * theirs. It returns only at a barrier (BARRIER, for the policy as usual), when the warp has
- * finished (HANDLED; in a first call with a chain, the next warp goes on instead), or when the
- * policy picks a block it cannot reach from there (NEXT: the policy has taken every event; ask
- * it what runs next). The frame then holds every value of every lane that ran in the call. A
+ * theirs. It returns only at a barrier (BARRIER, for the policy as usual), at an event outside
+ * any loop (BRANCH, for the policy as usual: steps there would cost more to compile than they
+ * save), when the warp has finished (HANDLED; in a first call with a chain, the next warp goes
+ * on instead), or when the policy picks a block it cannot reach from there (NEXT: the policy has
+ * taken every event; ask it what runs next). The frame then holds every value of every lane
+ * that ran in the call. A
  * divergent branch whose region holds no loop, barrier or return runs its sides masked without
  * calling the policy, and adds to ctx->counters what the policy would have counted.
  *
@@ -53,7 +45,7 @@ enum weft_event {
   WEFT_EVENT_BRANCH = 1,  /* the lanes go to targets: 1 target at/past the guard, 2+ diverged */
   WEFT_EVENT_BARRIER = 2, /* the lanes ctx->mask wait at the barrier ending block from_pc; they
                              resume at target_pc[0] */
-  WEFT_EVENT_HANDLED = 3, /* step() took the last event and nothing of the warp can run now */
+  WEFT_EVENT_HANDLED = 3, /* the policy in ctx->policy took the last event: the warp finished */
   WEFT_EVENT_NEXT = 4, /* the policy in ctx->policy took every event; its next split runs */
   WEFT_EVENT_STOPPED = 5, /* *group->stop was set: the lanes target_mask[0] were taking the
                              loop back edge from block from_pc to target_pc[0] (ntargets 1), or
@@ -102,9 +94,6 @@ typedef struct weft_warp_ctx {
    * the same work-group, its pc, mask, guard and chain set likewise) and stores no event for
    * the warp that ended. A warp function may also return as usual; the scheduler takes both. */
   struct weft_warp_ctx *chain;
-  /* NULL: return at every event (a warp's first call, traced steps, the default path). */
-  uint32_t (*step)(struct weft_warp_ctx *ctx);
-  void *step_arg; /* the scheduler's, for step */
   /* Not NULL: the warp's `stack` state and counters, for the function to take the policy's
    * steps itself (see above). */
   void *policy;

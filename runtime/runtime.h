@@ -195,8 +195,7 @@ typedef struct launch_plan {
   uint64_t live[2]; /* lanes that are work-items: of a warp but the last, of the last */
   uint64_t serial; /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace; /* NULL: no warp is traced */
-  int in_code; /* the warp function hands events to the policy itself (ctx->step) */
-  int stack_in_code; /* and takes `stack` steps itself (ctx->policy, kernel.h) */
+  int stack_in_code; /* the warp function takes `stack` steps itself (ctx->policy, kernel.h) */
   const _Atomic uint32_t *stop; /* the watchdog's flag (weft_group.stop), a WATCH_ value */
 } launch_plan;
 
@@ -215,8 +214,6 @@ typedef struct sched_worker {
   char *local_mem;
   weft_group group;
   int traced; /* the current work-group has traced warps */
-  const launch_plan *plan; /* of the work-group running, for step_in_code */
-  weft_status step_status; /* of the last event step_in_code handed on */
   char err[RT_ERR_LEN]; /* why the last work-group failed */
   char *report; /* malloc'd: where the warp it ran was when the launch stopped, or NULL */
 } sched_worker;

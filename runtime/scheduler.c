@@ -233,7 +233,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
 static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_warp_ctx *chain) {
   weft_warp_ctx *c = warp_ctx(w, i);
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
-  c->chain = chain, c->step = NULL; /* the policy starts after the first call */
+  c->chain = chain; /* the policy starts after the first call */
   c->policy = NULL, c->counters = NULL;
   if (!p->stack_in_code) return;
   /* unless the code takes the policy's steps: then it starts now, to take the call's */
@@ -318,7 +318,7 @@ static weft_status run_split_traced(sched_worker *w, const launch_plan *p, unsig
 static weft_status first_call_traced(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
-  c->chain = NULL, c->step = NULL, c->policy = NULL; /* every step returns, to be traced */
+  c->chain = NULL, c->policy = NULL; /* every step returns, to be traced */
   p->policy->init(warp_state(w, i), p->k, &p->cfg, live_mask(p, i));
   if (!p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) return WEFT_SUCCESS;
   return run_split_traced(w, p, i, guard);
@@ -334,34 +334,18 @@ static weft_status run_warp_traced(sched_worker *w, const launch_plan *p, unsign
   return WEFT_SUCCESS;
 }
 
-/* ctx->step (kernel.h): the warp function hands an event to the policy without returning, and
- * goes on with the split the policy picks, as run_warp's loop would. */
-static uint32_t step_in_code(weft_warp_ctx *c) {
-  sched_worker *w = c->step_arg;
-  unsigned i = (unsigned)(c - w->ctx);
-  w->step_status = hand_event(w, w->plan, i);
-  if (w->step_status != WEFT_SUCCESS ||
-      !w->plan->policy->next(warp_state(w, i), &c->pc, &c->mask, &c->guard))
-    return 0;
-  if (stopping(w->plan)) return w->step_status = stop_split(w, w->plan, i), 0;
-  c->event = 0, c->ntargets = 0;
-  return 1;
-}
-
 /* Runs warp i until its policy has no runnable split. */
 static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   void *st = warp_state(w, i);
   if (w->ended[i]) return WEFT_SUCCESS;
   if (traced(w, p, i)) return run_warp_traced(w, p, i);
-  c->step = p->in_code && !c->policy ? step_in_code : NULL, c->step_arg = w;
-  w->step_status = WEFT_SUCCESS;
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
     if (stopping(p)) return stop_split(w, p, i);
     c->event = 0, c->ntargets = 0;
     w->counters.round_trips++;
     p->run(c);
-    if (c->event == WEFT_EVENT_HANDLED) return w->step_status; /* and nothing can run */
+    if (c->event == WEFT_EVENT_HANDLED) return WEFT_SUCCESS; /* the warp finished */
     if (c->event == WEFT_EVENT_NEXT) continue;                  /* the policy took the events */
     if (c->event == WEFT_EVENT_STOPPED) return watchdog_report(w, p, i, 1);
     weft_status s = hand_event(w, p, i);
@@ -446,7 +430,6 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
     return rt_error(w->err, sizeof w->err, watchdog_status(stop),
                     "the launch stopped before work-group %llu started", (unsigned long long)index);
   group_setup(w, p, index);
-  w->plan = p;
   weft_status s = WEFT_SUCCESS;
   unsigned ended = 0, started = 0;
   w->traced = p->trace && index == p->trace->opts->group;
