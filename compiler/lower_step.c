@@ -151,33 +151,29 @@ static LLVMBasicBlockRef enter(lower *L, int pc) {
   return e;
 }
 
-/* The policy picked a block this site cannot go on at: back to the scheduler, with every value
- * of the lanes that ran in the call in the frame, where the next call finds what it needs. */
-static LLVMBasicBlockRef next_leave(lower *L) {
-  if (L->next_leave) return L->next_leave;
+/* Back to the scheduler with `event`, every value of the call's lanes in the frame (made once
+ * per part, in *cache): splits this call ran through the policy's steps have theirs in
+ * registers only, and the next call reads back what it needs. */
+static LLVMBasicBlockRef leave_saving_all(lower *L, LLVMBasicBlockRef *cache, uint32_t event) {
+  if (*cache) return *cache;
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
-  L->next_leave = LLVMAppendBasicBlockInContext(L->c, L->fn, "next");
-  LLVMPositionBuilderAtEnd(L->b, L->next_leave);
+  *cache = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave.all");
+  LLVMPositionBuilderAtEnd(L->b, *cache);
   lw_frame_save_lanes(L, L->call_lanes);
-  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_NEXT), L->event);
+  LLVMBuildStore(L->b, lw_const_i32(L, event), L->event);
   LLVMBuildBr(L->b, L->leave);
   LLVMPositionBuilderAtEnd(L->b, here);
-  return L->next_leave;
+  return *cache;
 }
 
-/* The event in ctx goes to the scheduler as without ctx->policy, but with every value of the
- * call's lanes in the frame: splits this call ran through the policy's steps have theirs in
- * registers only. */
+/* The policy picked a block this site cannot go on at: it has taken the event already. */
+static LLVMBasicBlockRef next_leave(lower *L) {
+  return leave_saving_all(L, &L->next_leave, WEFT_EVENT_NEXT);
+}
+
+/* The event in ctx goes to the scheduler as without ctx->policy. */
 static LLVMBasicBlockRef leave_all(lower *L) {
-  if (L->leave_all) return L->leave_all;
-  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
-  L->leave_all = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave.all");
-  LLVMPositionBuilderAtEnd(L->b, L->leave_all);
-  lw_frame_save_lanes(L, L->call_lanes);
-  LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
-  LLVMBuildBr(L->b, L->leave);
-  LLVMPositionBuilderAtEnd(L->b, here);
-  return L->leave_all;
+  return leave_saving_all(L, &L->leave_all, WEFT_EVENT_BRANCH);
 }
 
 void lw_step_runtime(lower *L, LLVMBasicBlockRef runtime) {
