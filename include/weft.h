@@ -204,8 +204,9 @@ typedef struct weft_stats {
   uint64_t policy_calls; /* calls from generated code into the policy */
   uint64_t barriers; /* barrier completions, per work-group */
   /* Returns to the scheduler that it resumed: calls of the warp function after a warp's first
-   * one: where a warp cannot go on in the generated code (it waits at a barrier), or with
-   * weft_options.policy_in_runtime one per policy event. */
+   * one. Under `stack`, where a warp does not go on in the generated code (a barrier, a
+   * divergent branch outside any loop); under the other policies or with
+   * weft_options.policy_in_runtime, one per policy event. */
   uint64_t round_trips;
   uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting split at the same
                                     PC and reconvergence point, before that point */
