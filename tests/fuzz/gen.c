@@ -123,7 +123,8 @@ static int gen_expr(gen *g, int depth) {
   if (r < 13) {
     int i = node2(g, E_COND, 0, gen_cond(g, depth - 1), gen_expr(g, depth - 1));
     g->k->nodes[i].nkids = 3;
-    g->k->nodes[i].kids[2] = gen_expr(g, depth - 1);
+    int third = gen_expr(g, depth - 1); /* first: it may move the nodes */
+    g->k->nodes[i].kids[2] = third;
     return i;
   }
   if (r < 15) return node1(g, E_IN, 0, gen_expr(g, depth - 1));
@@ -184,7 +185,8 @@ static int gen_jump(gen *g, fz_kind kind) {
   int jump = fz_new_node(k, kind);
   if (kind == S_RETURN && g->helper >= 0) {
     k->nodes[jump].nkids = 1;
-    k->nodes[jump].kids[0] = gen_expr(g, 2);
+    int value = gen_expr(g, 2); /* first: it may move the nodes */
+    k->nodes[jump].kids[0] = value;
   }
   int then = fz_new_node(k, S_BLOCK);
   block_add(k, then, jump);
@@ -222,7 +224,8 @@ static int gen_stmt(gen *g, int depth) {
     int i = node2(g, S_IF, 0, gen_cond(g, 2), gen_block(g, depth - 1, 1 + below(g, 3)));
     if (chance(g, 50)) {
       g->k->nodes[i].nkids = 3;
-      g->k->nodes[i].kids[2] = gen_block(g, depth - 1, 1 + below(g, 3));
+      int other = gen_block(g, depth - 1, 1 + below(g, 3)); /* first: it may move the nodes */
+      g->k->nodes[i].kids[2] = other;
     }
     return i;
   }
