@@ -146,14 +146,6 @@ static void arrive_tail(lower *L, int to) {
   LLVMBuildBr(L->b, L->leave);
 }
 
-/* Going on at `to` in another part: the counters go to ctx and that part resumes at `to` in a
- * tail call. */
-static void cross_tail(lower *L, int to) {
-  store_ctx(L, offsetof(weft_warp_ctx, pc), lw_const_i32(L, (uint64_t)to));
-  lw_flush_counts(L);
-  LLVMBuildRet(L->b, lw_tail_call(L, L->cfg->blocks[to].part, L->ctx));
-}
-
 /* Arriving at the kernel's end: in a first call with a chain (kernel.h) the next warp starts
  * at PC 0, so that warps without divergence run one after another without the scheduler: in
  * part 0 around the loop from its start block, from another part by a tail call. Else back to
@@ -184,8 +176,9 @@ static void end_tail(lower *L, int to) {
   arrive_tail(L, to);
 }
 
+/* Going on at `to` in another part, through part 0's dispatch, every value of the call's lanes
+ * in the frame (lw_step_elsewhere: lanes of other splits may wait anywhere). */
 static LLVMBasicBlockRef crossing(lower *L, int to) {
-  if (!L->steps_stack) return exit_to(L, L->crossing, "cross", to, cross_tail);
   if (L->crossing[to]) return L->crossing[to];
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
   L->crossing[to] = LLVMAppendBasicBlockInContext(L->c, L->fn, "cross");
@@ -199,7 +192,7 @@ static LLVMBasicBlockRef crossing(lower *L, int to) {
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
 static void arrive(lower *L, int from, int to) {
-  if (L->steps_stack && L->reconverges[to] && (to == L->cfg->nblocks || L->in_loop[from])) {
+  if (L->reconverges[to] && (to == L->cfg->nblocks || L->in_loop[from])) {
     LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack"),
                       runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     LLVMValueRef policy = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, policy),
@@ -208,7 +201,7 @@ static void arrive(lower *L, int from, int to) {
     LLVMPositionBuilderAtEnd(L->b, step);
     lw_step_arrival_at(L, from, to);
     LLVMPositionBuilderAtEnd(L->b, runtime);
-  } else if (L->steps_stack && to < L->cfg->nblocks) { /* once per warp: no step in the code */
+  } else if (to < L->cfg->nblocks) { /* once per warp: no step in the code */
     LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
     store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
@@ -376,13 +369,11 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   for (int i = 0; i < n; i++) to[i] = e[i].to;
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
-  if (L->steps_stack) {
-    LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-    if (n == 2 && L->region_masked[from]) lw_region_run(L, from, e, runtime);
-    else if (L->in_loop[from]) lw_step_site(L, to, n, runtime);
-    else lw_step_runtime(L, runtime); /* once per warp: no step in the code */
-    LLVMPositionBuilderAtEnd(L->b, runtime);
-  }
+  LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  if (n == 2 && L->region_masked[from]) lw_region_run(L, from, e, runtime);
+  else if (L->in_loop[from]) lw_step_site(L, to, n, runtime);
+  else lw_step_runtime(L, runtime); /* once per warp: no step in the code */
+  LLVMPositionBuilderAtEnd(L->b, runtime);
   lw_frame_save(L, to, n);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);
   LLVMBuildBr(L->b, L->leave);

@@ -59,7 +59,7 @@ static int path_cost(lower *L, int x, int until, int budget, int depth) {
 void lw_region_setup(lower *L) {
   int n = L->cfg->nblocks;
   L->region_masked = ARENA_NEW(L->arena, unsigned char, (size_t)n);
-  for (int b = 0; b < n && L->steps_stack; b++) {
+  for (int b = 0; b < n; b++) {
     const cfg_block *cb = &L->cfg->blocks[b];
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
     if (!cfg_is_branch(cb) || !LLVMIsABranchInst(term) || cb->ipdom >= n ||

@@ -106,7 +106,6 @@ static void find_loops(lower *L) {
 }
 
 void lw_step_setup(lower *L) {
-  L->steps_stack = 1;
   find_blended(L);
   find_loops(L);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
@@ -121,7 +120,6 @@ void lw_step_setup(lower *L) {
 
 /* Per part (lower_warp.c): the blocks that every site shares are made at their first use. */
 void lw_step_begin_part(lower *L) {
-  if (!L->steps_stack) return;
   L->enter = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks);
   L->arrival = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks + 1);
   L->next_leave = L->finished = L->elsewhere = L->leave_all = NULL;

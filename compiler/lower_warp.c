@@ -224,7 +224,6 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;
   k->static_local_size = L.static_local_size;
   out->has_entry = mine[0];
-  k->steps_stack = L.steps_stack;
   LLVMDisposeBuilder(L.b);
   if (L.error) {
     *err = L.error;

@@ -15,8 +15,7 @@
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
- * With ctx->policy set (the `stack` policy, unless weft_options.policy_in_runtime, for a kernel
- * whose steps_stack is set), the function takes the policy's steps itself: it hands each event to
+ * With ctx->policy set (the `stack` policy, unless weft_options.policy_in_runtime), the function takes the policy's steps itself: it hands each event to
  * weft_stack_arrive or _diverge (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep
@@ -147,7 +146,6 @@ typedef struct weft_compiled_kernel {
    * (weft_group.x_aligned, rt_x_aligned); run_unaligned, for the others, handles both, and may
    * be NULL until a launch needs it (the compiler builds it then). */
   weft_warp_fn run, run_unaligned;
-  int steps_stack; /* the warp functions take `stack` steps themselves when ctx->policy is set */
   /* void setargs(void *block, P0, P1, ...): stores its arguments into the argument block. It has
    * the kernel's parameter list with pointers as pointers, scalars as their C types, vectors
    * (float4, ...) by pointer and LOCAL parameters as a uint64 offset; call it with libffi. */

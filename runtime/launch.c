@@ -341,7 +341,7 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
     return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (known: %s)",
                     policy, names);
   }
-  p->stack_in_code = !rt->opts.policy_in_runtime && p->policy == &policy_stack && k->steps_stack;
+  p->stack_in_code = !rt->opts.policy_in_runtime && p->policy == &policy_stack;
   p->x_aligned = rt_x_aligned(range, k->lanes);
   p->run = p->x_aligned ? k->run : k->run_unaligned;
   if (!p->run)
