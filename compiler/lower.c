@@ -191,7 +191,7 @@ static LLVMBasicBlockRef crossing(lower *L, int to) {
 
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
-static void arrive(lower *L, int from, int to) {
+void lw_arrive(lower *L, int from, int to) {
   if (L->reconverges[to] && (to == L->cfg->nblocks || L->in_loop[from])) {
     LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack"),
                       runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
@@ -265,7 +265,7 @@ static void go(lower *L, int from, int to) {
   else if (below) LLVMBuildCondBr(L->b, below, L->bbs[to], out);
   else LLVMBuildBr(L->b, out);
   LLVMPositionBuilderAtEnd(L->b, out);
-  arrive(L, from, to);
+  lw_arrive(L, from, to);
 }
 
 /* ---- phis on edges ---- */
@@ -430,7 +430,7 @@ static void lower_terminator(lower *L, int pc) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
   LLVMValueRef last = LLVMGetPreviousInstruction(term);
   if (cb->nsuccs == 0) { /* ret, unreachable: the lanes are done */
-    arrive(L, pc, L->cfg->nblocks);
+    lw_arrive(L, pc, L->cfg->nblocks);
     return;
   }
   if (LLVMIsASwitchInst(term) && cfg_is_branch(cb)) {

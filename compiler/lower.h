@@ -94,7 +94,8 @@ typedef struct lower {
   LLVMBasicBlockRef next_leave, finished; /* back to the scheduler: ask the policy; done */
   LLVMBasicBlockRef elsewhere; /* on in another part at ctx->pc, every value in the frame */
   LLVMBasicBlockRef leave_all; /* an event for the scheduler, every value in the frame */
-  unsigned char *region_masked; /* per PC: its divergent branch runs masked (lower_region.c) */
+  unsigned char *region_masked; /* per PC: the WEFT_REGIONS_* its divergent branch runs masked
+                                 * under (lower_region.c), 0 for none */
 } lower;
 
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
@@ -187,9 +188,13 @@ void lw_step_arrival_at(lower *L, int from, int to);
 
 /* lower_region.c: structured divergent branches run masked, without the policy */
 void lw_region_setup(lower *L); /* region_masked */
-/* At the divergent branch of block b, its edges e[0..2) in PC order: with ctx->policy set, runs
- * the region masked and goes on at its IPDOM; else goes to `runtime`. */
+/* At the divergent branch of block b, its edges e[0..2) in PC order: when ctx->regions allows
+ * it, runs the region masked and goes on at its IPDOM; else goes to `runtime`. */
 void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime);
+
+/* lower.c: the running split arrives at `to` from block `from`, at or past its guard: the
+ * policy's step in the code, or back to the scheduler. */
+void lw_arrive(lower *L, int from, int to);
 
 /* lower_inst.c: one kernel instruction */
 /* A uniform inst may move to the top of its block (after_write: an earlier instruction of the

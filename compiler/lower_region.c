@@ -2,19 +2,29 @@
  *
  * Under `stack`, a divergent branch whose region (the blocks from its targets to its IPDOM R)
  * has no loop, barrier, return or switch always runs the same way: each target other than R,
- * in PC order, runs with its lanes until R, and then all the lanes go on at R. Where the code
- * takes the policy's steps itself (lower_step.c), such a branch runs that sequence directly:
- * each block of a side under the side's mask, values blended into their lanes as at any step,
- * and no call of the policy. It counts what the policy would have counted, so that the stats
- * are those of the runtime path:
+ * in PC order, runs with its lanes until R, and then all the lanes go on at R. Where ctx->regions
+ * allows it (kernel.h), such a branch runs that sequence directly: each block of a side under
+ * the side's mask, values blended into their lanes as at any step, and no call of the policy.
+ * It counts what the policy would have counted, so that the stats are those of the runtime
+ * path:
  *   - 1 divergent branch; 1 policy call for the branch and 1 per side arriving at R;
  *   - 1 reconvergence at R, unless R is the reconvergence point of the split that branched:
  *     then the stack replaces that split's entry by the sides, and the last side's arrival is
  *     the split's own arrival at R, which the enclosing rules count (or, outermost, the policy
- *     itself, in the step that follows at R).
+ *     itself, at the arrival at R that follows).
  * A branch inside a side follows the same rules with the side's R as the split's point; only
  * the outermost branch's is the guard, read when it runs. Branches whose lanes all go one way
- * cost nothing here, as they cost the policy nothing. */
+ * cost nothing here, as they cost the policy nothing.
+ *
+ * `pc` runs such a branch the same way when its sequence is the PCs from the branch to R in
+ * increasing order, entered only through the branch (WEFT_REGIONS_PC_ORDER; region_scan): no
+ * other lane can then wait between the branch and R, so the lowest PC is always the sequence's
+ * next block, each side stops only at the next side's target or at R, and the counts agree: the
+ * branch and each side's arrival are calls, and the lanes at R came by different events, one
+ * reconvergence. The split's guard (the lowest PC of the other lanes) is then at least R; when
+ * it is R, lanes wait there and the arrival at R is the policy's call that merges them
+ * (`replaced`, counted by the policy as under `stack`).
+ */
 #include "lower.h"
 
 #define REGION_MAX_INSTRS 160 /* kernel instructions one branch's masked sequence may emit */
@@ -25,47 +35,74 @@ static int ends_in_barrier(LLVMBasicBlockRef bb) {
   return last && is_barrier_call(last);
 }
 
-/* Kernel instructions that running the path from block x to block `until` emits (every side
- * of every branch on the way), or -1 when it cannot run so or would emit more than budget. */
-static int path_cost(lower *L, int x, int until, int budget, int depth) {
-  int cost = 0;
+/* What scanning a branch's masked sequence found: its cost, and whether it is as `pc` runs it
+ * (`ordered`): its blocks in increasing PC order (so each once: no block is reached by two
+ * sides), none reached from outside the sequence, and every PC from the branch's to its IPDOM's
+ * among them: no other lane can wait between the two. */
+typedef struct region_scan {
+  lower *L;
+  int *seen;  /* per PC: the scan (its branch's PC + 1) that visited it */
+  int b;      /* the branch */
+  int budget; /* kernel instructions the sequence may still emit */
+  int last;   /* the block the sequence ran last */
+  int blocks; /* visited */
+  int ordered;
+} region_scan;
+
+static void scan_visit(region_scan *s, int x) {
+  const cfg_block *cb = &s->L->cfg->blocks[x];
+  if (x <= s->last) s->ordered = 0;
+  for (int k = 0; k < cb->npreds && x != s->b; k++)
+    if (s->seen[cb->preds[k]] != s->b + 1) s->ordered = 0;
+  s->seen[x] = s->b + 1;
+  s->last = x, s->blocks++;
+}
+
+/* Scans the path from block x to block `until` (not included) as run_path runs it, every side
+ * of every branch on the way in PC order; 0 when it cannot run so or would cost too much. */
+static int scan_path(region_scan *s, int x, int until, int depth) {
+  const cfg *g = s->L->cfg;
   while (x != until) {
-    if (x > until || depth > REGION_MAX_DEPTH) return -1;
-    const cfg_block *cb = &L->cfg->blocks[x];
-    if (cb->part != L->cfg->blocks[until].part) return -1; /* the code is the part's own */
+    if (x > until || depth > REGION_MAX_DEPTH) return 0;
+    const cfg_block *cb = &g->blocks[x];
+    if (cb->part != g->blocks[until].part) return 0; /* the code is the part's own */
     if (cb->nsuccs == 0 || ends_in_barrier(cb->bb) ||
         LLVMIsASwitchInst(LLVMGetBasicBlockTerminator(cb->bb)))
-      return -1;
+      return 0;
     for (int k = 0; k < cb->nsuccs; k++)
-      if (cb->succs[k] <= x) return -1; /* a loop */
-    cost += (int)cfg_instrs(cb->bb);
-    if (cost > budget) return -1;
+      if (cb->succs[k] <= x) return 0; /* a loop */
+    s->budget -= (int)cfg_instrs(cb->bb);
+    if (s->budget < 0) return 0;
+    scan_visit(s, x);
     if (!cfg_is_branch(cb)) {
       x = cb->succs[0];
       continue;
     }
-    if (cb->ipdom > until) return -1;
-    for (int k = 0; k < cb->nsuccs; k++) {
-      if (cb->succs[k] == cb->ipdom) continue;
-      int c = path_cost(L, cb->succs[k], cb->ipdom, budget - cost, depth + 1);
-      if (c < 0) return -1;
-      cost += c;
+    if (cb->ipdom > until) return 0;
+    int lo = cb->succs[0] < cb->succs[1] ? 0 : 1; /* the sides run in PC order */
+    for (int k = 0; k < 2; k++) {
+      int side = cb->succs[k ? 1 - lo : lo];
+      if (side != cb->ipdom && !scan_path(s, side, cb->ipdom, depth + 1)) return 0;
     }
     x = cb->ipdom;
   }
-  return cost;
+  return 1;
 }
 
 void lw_region_setup(lower *L) {
   int n = L->cfg->nblocks;
   L->region_masked = ARENA_NEW(L->arena, unsigned char, (size_t)n);
+  int *seen = ARENA_NEW(L->arena, int, (size_t)n + 1);
   for (int b = 0; b < n; b++) {
     const cfg_block *cb = &L->cfg->blocks[b];
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
     if (!cfg_is_branch(cb) || !LLVMIsABranchInst(term) || cb->ipdom >= n ||
         divergence_of(L->dv, LLVMGetCondition(term)).shape == UNIFORM)
       continue;
-    L->region_masked[b] = path_cost(L, b, cb->ipdom, REGION_MAX_INSTRS, 0) >= 0;
+    region_scan s = {L, seen, b, REGION_MAX_INSTRS, -1, 0, 1};
+    if (!scan_path(&s, b, cb->ipdom, 0)) continue;
+    if (s.blocks != cb->ipdom - b) s.ordered = 0;
+    L->region_masked[b] = WEFT_REGIONS_STACK | (s.ordered ? WEFT_REGIONS_PC_ORDER : 0);
   }
 }
 
@@ -177,9 +214,11 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   int r = L->cfg->blocks[b].ipdom;
   LLVMBasicBlockRef masked = new_block(L, "region"), reconverge = new_block(L, "reconverge"),
                     arrival = new_block(L, "region.arrival");
-  LLVMValueRef policy = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, policy),
-                                   LLVMPointerTypeInContext(L->c, 0));
-  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, masked);
+  LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions),
+                                    LLVMInt32TypeInContext(L->c));
+  LLVMValueRef kind = lw_const_i32(L, L->region_masked[b]);
+  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, LLVMBuildAnd(L->b, regions, kind, ""), ""), runtime,
+                  masked);
   LLVMPositionBuilderAtEnd(L->b, masked);
   LLVMValueRef guard = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->guard_var, "");
   LLVMValueRef replaced = LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), "");
@@ -188,5 +227,5 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   LLVMPositionBuilderAtEnd(L->b, reconverge);
   LLVMBuildBr(L->b, L->bbs[r]);
   LLVMPositionBuilderAtEnd(L->b, arrival); /* the split's own arrival at its point */
-  lw_step_arrival_at(L, b, r);
+  lw_arrive(L, b, r);
 }

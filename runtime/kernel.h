@@ -24,9 +24,11 @@
  * save), when the warp has finished (HANDLED; in a first call with a chain, the next warp goes
  * on instead), or when the policy picks a block it cannot reach from there (NEXT: the policy has
  * taken every event; ask it what runs next). The frame then holds every value of every lane
- * that ran in the call. A
- * divergent branch whose region holds no loop, barrier or return runs its sides masked without
- * calling the policy, and adds to ctx->counters what the policy would have counted.
+ * that ran in the call.
+ *
+ * A divergent branch whose region holds no loop, barrier, switch or return (a structured branch)
+ * runs its sides masked without calling the policy, where ctx->regions allows it, and adds to
+ * ctx->counters what the policy would have counted (lower_region.c).
  *
  * The compiler builds its accesses to these structs with offsetof() on this header, so the two
  * sides cannot disagree. Only C types of fixed size appear here. */
@@ -50,6 +52,18 @@ enum weft_event {
                              loop back edge from block from_pc to target_pc[0] (ntargets 1), or
                              starting the split the policy picked at target_pc[0] (ntargets 0).
                              Nothing was saved: the warp never resumes */
+};
+
+/* ctx->regions: which structured branches a policy's calls would run exactly as their masked
+ * sequence does (each side's blocks under its lanes, in the order of the sides' PCs, then the
+ * IPDOM with all the lanes), so that the code may run them so. A branch has the bits of the
+ * policies it is safe for; it runs masked when it shares one with ctx->regions. */
+enum weft_regions {
+  WEFT_REGIONS_STACK = 1,    /* every structured branch: `stack` runs a side's path once per split
+                                that takes it, a block two sides reach twice */
+  WEFT_REGIONS_PC_ORDER = 2, /* those whose masked sequence runs its blocks in increasing PC
+                                order: `pc` runs the lowest PC first and merges lanes at a PC,
+                                which there changes nothing */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */
@@ -96,12 +110,14 @@ typedef struct weft_warp_ctx {
   /* Not NULL: the warp's `stack` state and counters, for the function to take the policy's
    * steps itself (see above). */
   void *policy;
-  policy_counters *counters;
+  policy_counters *counters; /* the warp's counters, for structured branches and steps */
+  uint32_t regions;          /* the structured branches that run masked: WEFT_REGIONS_* */
+  uint32_t pad_;
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */
   uint32_t from_pc;
   uint32_t ntargets; /* BRANCH: distinct targets, each with a non-empty mask, in PC order */
-  uint32_t pad_;
+  uint32_t pad2_;
   uint32_t target_pc[WEFT_MAX_WARP];
   uint64_t target_mask[WEFT_MAX_WARP];
   /* Added to by generated code (see weft_stats). */

@@ -196,6 +196,7 @@ typedef struct launch_plan {
   uint64_t serial; /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace; /* NULL: no warp is traced */
   int stack_in_code; /* the warp function takes `stack` steps itself (ctx->policy, kernel.h) */
+  uint32_t regions; /* ctx->regions: the structured branches that run masked (kernel.h) */
   const _Atomic uint32_t *stop; /* the watchdog's flag (weft_group.stop), a WATCH_ value */
 } launch_plan;
 

@@ -298,6 +298,15 @@ static bool run_one(config *cf, const char *policy, const kcase *c, const kbufs 
              (unsigned long long)in_code.round_trips, (unsigned long long)stats.round_trips);
     ok = false;
   }
+  if (ok && c->structured && (!strcmp(policy, "stack") || !strcmp(policy, "pc")) &&
+      (in_code.round_trips || !in_code.divergent_branches)) {
+    snprintf(msg, sizeof msg,
+             "structured branches, yet %llu round trips with the policy in code (and %llu "
+             "divergent branches)",
+             (unsigned long long)in_code.round_trips,
+             (unsigned long long)in_code.divergent_branches);
+    ok = false;
+  }
   if (ok && c->uniform && (stats.divergent_branches || stats.policy_calls)) {
     snprintf(msg, sizeof msg,
              "no branch depends on the lane, yet %llu divergent branches and "
