@@ -86,6 +86,8 @@ void frontend_expand(LLVMModuleRef m);
 /* Canonicalisation: helpers inlined into kernels, values promoted to SSA, CFG simplified without
  * if-conversion, clang's baseline target attributes removed. On failure *log says why. */
 weft_status frontend_canonicalize(LLVMModuleRef m, char **log);
+/* fuse_calls.c: a helper that both sides of a branch call, called once after them instead. */
+void frontend_fuse_calls(LLVMModuleRef m);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 

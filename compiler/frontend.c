@@ -29,6 +29,9 @@ extern char **environ;
 #define CANON_CFG                                                               \
   "simplifycfg<no-speculate-blocks;no-hoist-common-insts;no-sink-common-insts;" \
   "keep-loops;no-switch-to-lookup;bonus-inst-threshold=0>"
+/* SSA before inlining, for call fusion (fuse_calls.c) to see the helpers' calls. */
+static const char pre_inline_pipeline[] = "function(sroa,early-cse," CANON_CFG
+                                          ",instcombine<no-verify-fixpoint>)";
 static const char canonical_pipeline[] =
     "always-inline,globaldce,function(sroa,early-cse," CANON_CFG ",instcombine<no-verify-fixpoint>,"
     "gvn," CANON_CFG ",loop-mssa(licm),instcombine<no-verify-fixpoint>," CANON_CFG
@@ -298,7 +301,9 @@ weft_status frontend_canonicalize(LLVMModuleRef m, char **log) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   ir_diagnostics d;
   ir_diagnostics_begin(&d, LLVMGetModuleContext(m));
-  LLVMErrorRef err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);
+  LLVMErrorRef err = LLVMRunPasses(m, pre_inline_pipeline, NULL, opts);
+  if (!err) frontend_fuse_calls(m);
+  if (!err) err = LLVMRunPasses(m, canonical_pipeline, NULL, opts);
   free(ir_diagnostics_end(&d, LLVMGetModuleContext(m))); /* an error comes back in err too */
   LLVMDisposePassBuilderOptions(opts);
   if (err) {

@@ -16,14 +16,15 @@
  * the outermost branch's is the guard, read when it runs. Branches whose lanes all go one way
  * cost nothing here, as they cost the policy nothing.
  *
- * `pc` runs such a branch the same way when its sequence is the PCs from the branch to R in
- * increasing order, entered only through the branch (WEFT_REGIONS_PC_ORDER; region_scan): no
- * other lane can then wait between the branch and R, so the lowest PC is always the sequence's
- * next block, each side stops only at the next side's target or at R, and the counts agree: the
- * branch and each side's arrival are calls, and the lanes at R came by different events, one
- * reconvergence. The split's guard (the lowest PC of the other lanes) is then at least R; when
- * it is R, lanes wait there and the arrival at R is the policy's call that merges them
- * (`replaced`, counted by the policy as under `stack`).
+ * `pc` runs such a branch the same way when the sequence's blocks come in increasing PC order
+ * (WEFT_REGIONS_PC_ORDER) and no lane of another split waits before R (the split's guard, the
+ * lowest PC of the other lanes, is at least R; checked where the branch runs). pc then runs the
+ * split's lanes alone until R, the lowest PC first, which is the sequence's next block: each
+ * side stops only at the next side's target or at R, and the counts agree: the branch and each
+ * side's arrival are calls, and the lanes at R came by different events, one reconvergence.
+ * When the guard is R, lanes wait there and the arrival at R is the policy's call that merges
+ * them (`replaced`, counted by the policy as under `stack`). A sequence that runs a block twice
+ * (two sides reach it) is not for pc, which runs it once with both sides' lanes.
  */
 #include "lower.h"
 
@@ -35,27 +36,18 @@ static int ends_in_barrier(LLVMBasicBlockRef bb) {
   return last && is_barrier_call(last);
 }
 
-/* What scanning a branch's masked sequence found: its cost, and whether it is as `pc` runs it
- * (`ordered`): its blocks in increasing PC order (so each once: no block is reached by two
- * sides), none reached from outside the sequence, and every PC from the branch's to its IPDOM's
- * among them: no other lane can wait between the two. */
+/* What scanning a branch's masked sequence found: its cost, and whether its blocks come in
+ * increasing PC order (`ordered`: then each once, no block is reached by two sides). */
 typedef struct region_scan {
   lower *L;
-  int *seen;  /* per PC: the scan (its branch's PC + 1) that visited it */
-  int b;      /* the branch */
   int budget; /* kernel instructions the sequence may still emit */
   int last;   /* the block the sequence ran last */
-  int blocks; /* visited */
   int ordered;
 } region_scan;
 
 static void scan_visit(region_scan *s, int x) {
-  const cfg_block *cb = &s->L->cfg->blocks[x];
   if (x <= s->last) s->ordered = 0;
-  for (int k = 0; k < cb->npreds && x != s->b; k++)
-    if (s->seen[cb->preds[k]] != s->b + 1) s->ordered = 0;
-  s->seen[x] = s->b + 1;
-  s->last = x, s->blocks++;
+  s->last = x;
 }
 
 /* Scans the path from block x to block `until` (not included) as run_path runs it, every side
@@ -92,16 +84,15 @@ static int scan_path(region_scan *s, int x, int until, int depth) {
 void lw_region_setup(lower *L) {
   int n = L->cfg->nblocks;
   L->region_masked = ARENA_NEW(L->arena, unsigned char, (size_t)n);
-  int *seen = ARENA_NEW(L->arena, int, (size_t)n + 1);
   for (int b = 0; b < n; b++) {
     const cfg_block *cb = &L->cfg->blocks[b];
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
     if (!cfg_is_branch(cb) || !LLVMIsABranchInst(term) || cb->ipdom >= n ||
         divergence_of(L->dv, LLVMGetCondition(term)).shape == UNIFORM)
       continue;
-    region_scan s = {L, seen, b, REGION_MAX_INSTRS, -1, 0, 1};
+    region_scan s = {L, REGION_MAX_INSTRS, -1, 1};
     if (!scan_path(&s, b, cb->ipdom, 0)) continue;
-    if (s.blocks != cb->ipdom - b) s.ordered = 0;
+    if (cb->ipdom <= s.last) s.ordered = 0;
     L->region_masked[b] = WEFT_REGIONS_STACK | (s.ordered ? WEFT_REGIONS_PC_ORDER : 0);
   }
 }
@@ -210,17 +201,27 @@ static void run_path(lower *L, int x, int until, int rpc) {
   }
 }
 
+static LLVMValueRef has_bit(lower *L, LLVMValueRef v, unsigned bit) {
+  LLVMValueRef x = LLVMBuildAnd(L->b, v, lw_const_i32(L, bit), "");
+  return LLVMBuildICmp(L->b, LLVMIntNE, x, lw_const_i32(L, 0), "");
+}
+
 void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   int r = L->cfg->blocks[b].ipdom;
   LLVMBasicBlockRef masked = new_block(L, "region"), reconverge = new_block(L, "reconverge"),
                     arrival = new_block(L, "region.arrival");
-  LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions),
-                                    LLVMInt32TypeInContext(L->c));
-  LLVMValueRef kind = lw_const_i32(L, L->region_masked[b]);
-  LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, LLVMBuildAnd(L->b, regions, kind, ""), ""), runtime,
-                  masked);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef regions = LLVMBuildAnd(L->b,
+                                      lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32),
+                                      lw_const_i32(L, L->region_masked[b]), "");
+  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
+  LLVMValueRef clear = /* under pc: no lane of another split waits before R */
+      LLVMBuildICmp(L->b, LLVMIntUGE, guard, lw_const_i32(L, (uint64_t)r), "");
+  LLVMValueRef ok = LLVMBuildOr(
+      L->b, has_bit(L, regions, WEFT_REGIONS_STACK),
+      LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_PC_ORDER), clear, ""), "");
+  LLVMBuildCondBr(L->b, ok, masked, runtime);
   LLVMPositionBuilderAtEnd(L->b, masked);
-  LLVMValueRef guard = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->guard_var, "");
   LLVMValueRef replaced = LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), "");
   run_sides(L, b, e, replaced);
   LLVMBuildCondBr(L->b, replaced, arrival, reconverge);

@@ -62,8 +62,8 @@ enum weft_regions {
   WEFT_REGIONS_STACK = 1,    /* every structured branch: `stack` runs a side's path once per split
                                 that takes it, a block two sides reach twice */
   WEFT_REGIONS_PC_ORDER = 2, /* those whose masked sequence runs its blocks in increasing PC
-                                order: `pc` runs the lowest PC first and merges lanes at a PC,
-                                which there changes nothing */
+                                order, when no lane of another split waits before the IPDOM
+                                (guard >= IPDOM): `pc` then runs them so */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */

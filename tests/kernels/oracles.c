@@ -205,6 +205,22 @@ void oracle_function_calls(kio *io) {
   }
 }
 
+/* Steps of the 3x+1 walk from v to 1, at most limit. */
+static int collatz_steps(int64_t v, int limit) {
+  int n = 0;
+  for (; v != 1 && n < limit; n++) v = v % 2 ? 3 * v + 1 : v / 2;
+  return n;
+}
+
+void oracle_helper_both_sides(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i];
+    OUT(int32_t, 1)
+    [i] = x % 3 == 0 ? 2 * collatz_steps(x / 3 + 1, 60) + x / 3
+                     : 2 * x + (int)i - collatz_steps(x, 40 + x % 7);
+  }
+}
+
 void oracle_uniform_loop_divergent_body(kio *io) {
   int n = VAL(int32_t, 1);
   for (size_t i = 0; i < N(io); i++) {

@@ -320,6 +320,19 @@ static void small_kernel_is_one_part(void **s) {
   assert_int_equal(check_cuts(teaching_dir, "mp_fig2.cl"), 1);
 }
 
+/* ../helper_both_sides.cl calls a helper with a loop on both sides of a branch: fused into one
+ * call (fuse_calls.c), the kernel holds the loop once, not once per side. */
+static void calls_on_both_sides_are_fused(void **s) {
+  (void)s;
+  run r = cfg_json(cfg_dir, "../helper_both_sides.cl");
+  block b[MAX_BLOCKS];
+  int n = parse_blocks(r.out, b), back_edges = 0;
+  for (int pc = 0; pc < n; pc++)
+    for (int k = 0; k < b[pc].nsuccs; k++) back_edges += b[pc].succs[k] <= pc;
+  run_free(&r);
+  assert_int_equal(back_edges, 1);
+}
+
 /* Every kernel of the suite and every sample. */
 static void no_cut_is_inside_a_loop(void **s) {
   (void)s;
@@ -412,7 +425,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(order_collange_listing1), cmocka_unit_test(order_inverted_conditions),
   };
   const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine),
-                                          cmocka_unit_test(grid_stride_index_is_affine)};
+                                          cmocka_unit_test(grid_stride_index_is_affine),
+                                          cmocka_unit_test(calls_on_both_sides_are_fused)};
   const struct CMUnitTest parts[] = {
       cmocka_unit_test(long_kernel_is_cut_between_loops),
       cmocka_unit_test(static_locals_and_chains_cross_a_cut),
