@@ -23,7 +23,8 @@
  *     v
  *   weft_compiled_kernel: run (the warp function), setargs, block table -> runtime/
  *
- * Below every pass: ir.c (IR helpers), files.c, debug.c (WEFT_DEBUG), arena.c, ptrmap.c, die.c.
+ * Below every pass: ir.c (IR helpers), files.c, debug.c (WEFT_DEBUG), perf_map.c
+ * (WEFT_PERF_MAP), arena.c, ptrmap.c, die.c.
  */
 #ifndef WEFT_COMPILER_H
 #define WEFT_COMPILER_H
@@ -382,6 +383,15 @@ int jit_thread_start(jit_thread *t); /* 1: running (already, or now); 0: cannot 
 void jit_thread_run(jit_thread *t, jit_job *job, void *arg);
 void jit_thread_wait(jit_thread *t); /* until its job is done */
 void jit_thread_stop(jit_thread *t); /* after its job; then it may start again */
+
+/* --- perf_map.c: WEFT_PERF_MAP=1, the JIT's functions named for perf --- */
+#include <llvm-c/LLJIT.h>
+typedef struct perf_map perf_map; /* the functions of one build's objects */
+perf_map *perf_map_begin(void); /* NULL unless WEFT_PERF_MAP=1; the calls below take NULL */
+void perf_map_collect(perf_map *pm, LLVMMemoryBufferRef object); /* before the JIT takes it */
+/* Once every object of the build is in the JIT (lljit; NULL: the build failed), appends a line
+ * "START SIZE name" per function to /tmp/perf-<pid>.map, if it can; frees pm. */
+void perf_map_end(perf_map *pm, LLVMOrcLLJITRef lljit);
 
 /* --- pipeline.c: every pass in order, for a program and for one kernel --- */
 /* A kernel's analysis, as the lowering and `weft cfg` need it: barrier split, CFG,

@@ -1,7 +1,8 @@
 /* Optimisation and code generation for the host CPU, a build's kernel parts spread over
  * compile units on threads of their own (what a unit does, lowering first, is pipeline.c's),
  * and ORC's LLJIT to link the objects. One JIT per context; each program's objects go in under
- * one resource tracker, so that releasing the program frees its code.
+ * one resource tracker, so that releasing the program frees its code; with WEFT_PERF_MAP=1,
+ * each build's functions are named for perf (perf_map.c).
  * Generated code calls nothing of weft's: it needs libm (scalar math of uniform values) from
  * the process and glibc's libmvec (vector math), loaded here by path, because linking with
  * -lmvec does not make the executable depend on it (compiler/toolchain.md, section 3). */
@@ -320,9 +321,10 @@ static void run_units(weft_jit *j, unit *u, int n) {
   for (int k = 1; k < n; k++) jit_thread_wait(&j->threads[k]);
 }
 
-/* Hands the unit's object to the JIT (the first error wins) and frees the rest of the unit. */
+/* Hands the unit's object to the JIT (the first error wins), its functions to pm, and frees
+ * the rest of the unit. */
 static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef tracker,
-                               weft_status st, char **err) {
+                               perf_map *pm, weft_status st, char **err) {
   if (!st && u->status) st = u->status, *err = u->error, u->error = NULL;
   if (!st && u->nfns) debug_dump(DEBUG_OPTIMIZED, u->m);
   if (debug_wants(DEBUG_TIME) && u->nfns)
@@ -331,6 +333,7 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
             "ms, code gen %.2f ms\n",
             u->index, u->nfns, u->size, u->ms[0], u->ms[1], u->ms[2]);
   if (!st && u->object) {
+    perf_map_collect(pm, u->object); /* the JIT owns the object from here on */
     LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, tracker, u->object);
     u->object = NULL;
     if (e) st = take_error(e, "cannot add code to the JIT", err);
@@ -354,7 +357,9 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcod
   run_units(j, u, n);
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
   weft_status st = WEFT_SUCCESS;
-  for (int k = 0; k < n; k++) st = finish_unit(j, &u[k], *tracker, st, err);
+  perf_map *pm = perf_map_begin();
+  for (int k = 0; k < n; k++) st = finish_unit(j, &u[k], *tracker, pm, st, err);
+  perf_map_end(pm, st ? NULL : j->lljit); /* looks up every function: links all the objects */
   return st;
 }
 

@@ -443,6 +443,56 @@ test_sigint_stops_run() {
   expect_line 'were running the loop at .*endless_lane.cl:8'
 }
 
+# ---- WEFT_PERF_MAP=1: the JIT's functions named for perf in /tmp/perf-<pid>.map ----
+
+# perf_map_run SAMPLE PREPARE ENV...: `weft run` on samples/SAMPLE.cl with the environment
+# changed by `env ENV...`, as a shell that first runs PREPARE, a command on $map
+# (/tmp/perf-<its pid>.map; $1 is $dir), then becomes weft (exec keeps its pid, and so the map's
+# name, which it prints first). Sets $map.
+perf_map_run() {
+  sample=$samples/$1.cl prepare=$2
+  shift 2
+  status=0
+  env "$@" sh -c 'map=/tmp/perf-$$.map && echo "map $map" && '"$prepare"' && exec "$0" run "$2"' \
+    "$WEFT" "$dir" "$sample" >"$out" 2>&1 || status=$?
+  map=$(sed -n 's/^map //p' "$out")
+  [ -n "$map" ] || fail "the shell did not say its pid"
+}
+
+# the map has a line "START SIZE name" for each part of the warp function and the setargs;
+# sphere_trace's warp function has two parts, compiled in two units where there are 2 CPUs
+test_perf_map() {
+  perf_map_run sphere_trace 'rm -f "$map"' WEFT_PERF_MAP=1
+  cp "$map" "$dir/map" 2>/dev/null
+  rm -f "$map"
+  expect_status 0
+  [ -f "$dir/map" ] || fail "no $map"
+  for fn in 'run_sphere_trace' 'run_sphere_trace\.1' 'setargs_sphere_trace'; do
+    grep -Eq "^[0-9a-f]+ [0-9a-f]+ __weft_p[0-9]+_$fn\$" "$dir/map" ||
+      fail "no line for $fn in the map: $(cat "$dir/map")"
+  done
+}
+
+test_perf_map_off() {
+  perf_map_run vector_add 'rm -f "$map"' -u WEFT_PERF_MAP
+  [ ! -e "$map" ] || { rm -f "$map"; fail "$map written without WEFT_PERF_MAP"; }
+  expect_status 0
+  perf_map_run vector_add 'rm -f "$map"' WEFT_PERF_MAP=0
+  [ ! -e "$map" ] || { rm -f "$map"; fail "$map written with WEFT_PERF_MAP=0"; }
+  expect_status 0
+}
+
+# a symbolic link planted at the map's name is not followed: the run goes on without a map
+test_perf_map_symlink() {
+  perf_map_run vector_add 'rm -f "$map" && ln -s "$1/target" "$map"' WEFT_PERF_MAP=1
+  linked=0
+  [ -L "$map" ] && linked=1
+  rm -f "$map"
+  expect_status 0
+  [ $linked = 1 ] || fail "the link was replaced"
+  [ ! -e "$dir/target" ] || fail "weft wrote the map where the link points"
+}
+
 # ---- running ----
 
 [ $# -gt 0 ] || set -- $(sed -n 's/^test_\([a-z0-9_]*\)().*/\1/p' "$0")
