@@ -29,13 +29,19 @@ extern char **environ;
 #define CANON_CFG                                                               \
   "simplifycfg<no-speculate-blocks;no-hoist-common-insts;no-sink-common-insts;" \
   "keep-loops;no-switch-to-lookup;bonus-inst-threshold=0>"
-/* SSA before inlining, for call fusion (fuse_calls.c) to see the helpers' calls. */
-static const char pre_inline_pipeline[] = "function(sroa,early-cse," CANON_CFG
-                                          ",instcombine<no-verify-fixpoint>)";
+/* First each function in SSA on its own, its short-circuit tests threaded (jump-threading: the
+ * escape test of a `while (a && b)` loop becomes one branch), for call fusion (fuse_calls.c) to
+ * see the helpers' calls; then the helpers inlined and everything canonical. Jump threading
+ * after inlining would send a helper's early `return` past the caller's test of the value it
+ * returns, straight to wherever that test leads (out of a loop, say): the helper's branches
+ * would reconverge there instead of at its end, and run its rest apart. */
+static const char pre_inline_pipeline[] =
+    "function(sroa,early-cse," CANON_CFG
+    ",instcombine<no-verify-fixpoint>,jump-threading," CANON_CFG ")";
 static const char canonical_pipeline[] =
     "always-inline,globaldce,function(sroa,early-cse," CANON_CFG ",instcombine<no-verify-fixpoint>,"
     "gvn," CANON_CFG ",loop-mssa(licm),instcombine<no-verify-fixpoint>," CANON_CFG
-    ",jump-threading,loop-rotate," CANON_CFG ",adce)";
+    ",loop-rotate," CANON_CFG ",adce)";
 
 int frontend_is_kernel(LLVMValueRef fn) {
   return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == 76; /* spir_kernel */
