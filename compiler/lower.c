@@ -350,6 +350,11 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
     LLVMPositionBuilderAtEnd(L->b, next);
   }
   lw_write_phis(L, from, e, n);
+  int masked = n == 2 && L->region_masked[from];
+  LLVMBasicBlockRef event = LLVMAppendBasicBlockInContext(L->c, L->fn, "diverged");
+  if (masked) lw_region_run(L, from, e, event); /* else to the event, with no check */
+  else LLVMBuildBr(L->b, event);
+  LLVMPositionBuilderAtEnd(L->b, event);
   /* diverged: append each non-empty target, overwriting the slot of an empty one */
   LLVMValueRef count = lw_const_i32(L, 0);
   for (int i = 0; i < n; i++) {
@@ -370,7 +375,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
   LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  if (n == 2 && L->region_masked[from]) lw_region_run(L, from, e, runtime);
+  if (masked) LLVMBuildBr(L->b, runtime); /* ctx->policy is not set when it goes here */
   else if (L->in_loop[from]) lw_step_site(L, to, n, runtime);
   else lw_step_runtime(L, runtime); /* once per warp: no step in the code */
   LLVMPositionBuilderAtEnd(L->b, runtime);

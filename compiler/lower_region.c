@@ -98,20 +98,17 @@ void lw_region_setup(lower *L) {
 }
 
 /* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1).
- * Straight into ctx->counters (set where this code runs): counters carried in registers through
- * a loop of such branches were spilled anyway. */
+ * Into ctx's region counters, which the scheduler adds to the policy's. */
 static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  LLVMValueRef counters = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counters),
-                                     LLVMPointerTypeInContext(L->c, 0));
   LLVMValueRef met = LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""), i64, "");
-  size_t field[3] = {offsetof(policy_counters, divergent_branches),
-                     offsetof(policy_counters, reconvergences),
-                     offsetof(policy_counters, policy_calls)};
+  size_t field[3] = {offsetof(weft_warp_ctx, region_divergent_branches),
+                     offsetof(weft_warp_ctx, region_reconvergences),
+                     offsetof(weft_warp_ctx, region_policy_calls)};
   LLVMValueRef add[3] = {lw_const_i64(L, 1), met,
                          LLVMBuildAdd(L->b, lw_const_i64(L, (uint64_t)n), met, "")};
   for (int i = 0; i < 3; i++) {
-    LLVMValueRef p = lw_field_at(L, counters, field[i]);
+    LLVMValueRef p = lw_ctx_field(L, field[i]);
     LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), add[i], ""), p);
   }
 }

@@ -28,7 +28,7 @@
  *
  * A divergent branch whose region holds no loop, barrier, switch or return (a structured branch)
  * runs its sides masked without calling the policy, where ctx->regions allows it, and adds to
- * ctx->counters what the policy would have counted (lower_region.c).
+ * ctx's region counters what the policy would have counted (lower_region.c).
  *
  * The compiler builds its accesses to these structs with offsetof() on this header, so the two
  * sides cannot disagree. Only C types of fixed size appear here. */
@@ -110,7 +110,7 @@ typedef struct weft_warp_ctx {
   /* Not NULL: the warp's `stack` state and counters, for the function to take the policy's
    * steps itself (see above). */
   void *policy;
-  policy_counters *counters; /* the warp's counters, for structured branches and steps */
+  policy_counters *counters;
   uint32_t regions;          /* the structured branches that run masked: WEFT_REGIONS_* */
   uint32_t pad_;
   /* Set by generated code before it returns. */
@@ -122,6 +122,10 @@ typedef struct weft_warp_ctx {
   uint64_t target_mask[WEFT_MAX_WARP];
   /* Added to by generated code (see weft_stats). */
   uint64_t block_execs, instr_execs, lane_instrs, groups_run;
+  /* What the structured branches the code ran masked count for the policy (lower_region.c):
+   * here, next to the others, so that the code can keep them all in registers through a branch
+   * (ctx->counters may be anywhere, for all the compiler knows). */
+  uint64_t region_divergent_branches, region_reconvergences, region_policy_calls;
   /* Fixed for the warp. */
   const weft_group *group;
   char *frame; /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */

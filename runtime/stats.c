@@ -23,6 +23,9 @@ void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_c
   c->lane_instrs += ctx->lane_instrs;
   c->groups_run += ctx->groups_run;
   policy_add(&c->policy, pc);
+  c->policy.divergent_branches += ctx->region_divergent_branches;
+  c->policy.reconvergences += ctx->region_reconvergences;
+  c->policy.policy_calls += ctx->region_policy_calls;
 }
 
 void counters_add(run_counters *sum, const run_counters *part) {
