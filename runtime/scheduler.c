@@ -207,7 +207,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   }
   c->chain = NULL; /* the policy's calls run this warp alone */
   if (c->policy) { /* the policy started with the call (start_warp) and took its steps there */
-    w->ended[i] = 0;
+    w->ended[i] = c->event == WEFT_EVENT_HANDLED && !p->policy->release; /* nothing to free */
     return c->event == WEFT_EVENT_BARRIER || c->event == WEFT_EVENT_BRANCH ? hand_event(w, p, i)
                                                                            : WEFT_SUCCESS;
   }
