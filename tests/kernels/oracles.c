@@ -221,6 +221,15 @@ void oracle_helper_both_sides(kio *io) {
   }
 }
 
+void oracle_early_return_in_loop(kio *io) {
+  int n = VAL(int32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    int k = 0, x = IN(int32_t, 0)[i];
+    while (k < n && !(x >= IN(int32_t, 1)[k] && (x - IN(int32_t, 1)[k]) / 2 > 40)) k++;
+    OUT(int32_t, 3)[i] = k;
+  }
+}
+
 void oracle_uniform_loop_divergent_body(kio *io) {
   int n = VAL(int32_t, 1);
   for (size_t i = 0; i < N(io); i++) {

@@ -333,6 +333,20 @@ static void calls_on_both_sides_are_fused(void **s) {
   assert_int_equal(back_edges, 1);
 }
 
+/* ../early_return_in_loop.cl: the branch of a helper's early return (marker H), inlined into a
+ * loop that the caller leaves on the helper's result, reconverges inside the loop (some back
+ * edge u -> v spans its IPDOM), not at the loop's exit: no jump is threaded past the helper's
+ * end (frontend.c). */
+static void helper_return_reconverges_in_loop(void **s) {
+  (void)s;
+  kernel_cfg k;
+  load(cfg_dir, "../early_return_in_loop.cl", &k);
+  int r = k.blocks[pc_of(&k, 'H')].ipdom, inside = 0;
+  for (int u = 0; u < k.nblocks; u++)
+    for (int j = 0; j < k.blocks[u].nsuccs; j++) inside |= k.blocks[u].succs[j] <= r && r <= u;
+  assert_true(r >= 0 && inside);
+}
+
 /* Every kernel of the suite and every sample. */
 static void no_cut_is_inside_a_loop(void **s) {
   (void)s;
@@ -426,7 +440,8 @@ int main(int argc, char **argv) {
   };
   const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine),
                                           cmocka_unit_test(grid_stride_index_is_affine),
-                                          cmocka_unit_test(calls_on_both_sides_are_fused)};
+                                          cmocka_unit_test(calls_on_both_sides_are_fused),
+                                          cmocka_unit_test(helper_return_reconverges_in_loop)};
   const struct CMUnitTest parts[] = {
       cmocka_unit_test(long_kernel_is_cut_between_loops),
       cmocka_unit_test(static_locals_and_chains_cross_a_cut),
