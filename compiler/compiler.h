@@ -166,6 +166,9 @@ typedef struct cfg {
 } cfg;
 
 cfg *cfg_build(weft_arena *a, LLVMValueRef fn);
+/* g, after postdom_compute, or the same CFG numbered again (and its IPDOMs computed again) so
+ * that a loop's blocks come before the IPDOMs of its branches that lie outside it (cfg.c). */
+cfg *cfg_keep_loops_before_ipdoms(weft_arena *a, cfg *g);
 int cfg_pc_of(const cfg *g, LLVMBasicBlockRef bb); /* -1 when unreachable */
 unsigned cfg_instrs(LLVMBasicBlockRef bb); /* instructions in a block, its terminator too */
 unsigned cfg_fn_instrs(LLVMValueRef fn); /* instructions in all of a function's blocks */

@@ -22,6 +22,7 @@ cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv) {
   barrier_split(fn);              /* a barrier ends its block */
   cfg *g = cfg_build(a, fn);      /* the reachable blocks, numbered by PC */
   postdom_compute(a, g);          /* each branch's reconvergence point, its IPDOM */
+  g = cfg_keep_loops_before_ipdoms(a, g); /* numbered again where pc needs it */
   *dv = divergence_compute(a, g); /* uniform, lane-affine and varying values and branches */
   parts_compute(a, g);            /* where a large warp function is cut */
   return g;
