@@ -257,9 +257,7 @@ unsigned cfg_fn_instrs(LLVMValueRef fn) {
 }
 
 int cfg_pc_of(const cfg *g, LLVMBasicBlockRef bb) {
-  for (int pc = 0; pc < g->nblocks; pc++)
-    if (g->blocks[pc].bb == bb) return pc;
-  return -1;
+  return (int)(intptr_t)ptrmap_get(&g->pc_of, bb) - 1; /* a lookup: it runs per instruction */
 }
 
 static void add_edges(weft_arena *a, cfg *g) {
@@ -296,6 +294,9 @@ static cfg *number(weft_arena *a, LLVMValueRef fn, const bb_index *ix) {
     b->ipdom = g->nblocks;
     block_lines(b);
   }
+  ptrmap_init(a, &g->pc_of, (unsigned)g->nblocks);
+  for (int pc = 0; pc < g->nblocks; pc++)
+    ptrmap_put(a, &g->pc_of, g->blocks[pc].bb, (void *)(intptr_t)(pc + 1));
   add_edges(a, g);
   return g;
 }

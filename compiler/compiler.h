@@ -144,6 +144,16 @@ LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
  * pointer, or as a scalar of the same bits), in its real type. */
 LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);
 
+/* --- ptrmap.c: a map from LLVM values to small records, for the passes --- */
+typedef struct ptrmap {
+  const void **keys;
+  void **vals;
+  unsigned cap, n;
+} ptrmap;
+void ptrmap_init(weft_arena *a, ptrmap *m, unsigned expected);
+void *ptrmap_get(const ptrmap *m, const void *key);
+void ptrmap_put(weft_arena *a, ptrmap *m, const void *key, void *val);
+
 /* --- cfg.c: the control-flow graph in PC order --- */
 typedef struct cfg_block {
   LLVMBasicBlockRef bb;
@@ -160,6 +170,7 @@ typedef struct cfg {
   LLVMValueRef fn;
   int nblocks; /* PC nblocks is the virtual exit */
   cfg_block *blocks; /* indexed by PC */
+  ptrmap pc_of;      /* block -> PC + 1, for cfg_pc_of */
   int nparts;        /* 0 until parts_compute */
   int *part_first;   /* part p holds PCs part_first[p] .. part_first[p+1]-1 */
   unsigned *part_instrs; /* kernel instructions in part p */
@@ -191,16 +202,6 @@ void parts_compute(weft_arena *a, cfg *g);
 void cfg_print_text(FILE *f, const cfg *g, const char *kernel);
 void cfg_print_dot(FILE *f, const cfg *g, const char *kernel);
 void cfg_print_json(FILE *f, const cfg *g, const char *kernel);
-
-/* --- ptrmap.c: a map from LLVM values to small records, for the passes --- */
-typedef struct ptrmap {
-  const void **keys;
-  void **vals;
-  unsigned cap, n;
-} ptrmap;
-void ptrmap_init(weft_arena *a, ptrmap *m, unsigned expected);
-void *ptrmap_get(const ptrmap *m, const void *key);
-void ptrmap_put(weft_arena *a, ptrmap *m, const void *key, void *val);
 
 /* --- barrier_split.c: a barrier ends its block --- */
 int is_barrier_call(LLVMValueRef inst);
