@@ -375,7 +375,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
   LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  if (masked) LLVMBuildBr(L->b, runtime); /* ctx->policy is not set when it goes here */
+  if (masked) lw_step_runtime(L, runtime); /* under pc, no step: another split waits before R */
   else if (L->in_loop[from]) lw_step_site(L, to, n, runtime);
   else lw_step_runtime(L, runtime); /* once per warp: no step in the code */
   LLVMPositionBuilderAtEnd(L->b, runtime);

@@ -84,7 +84,7 @@ typedef struct lower {
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error; /* the first unsupported construct, with its line */
   /* the `stack` policy's steps in the code (lower_step.c) */
-  LLVMValueRef stack_step[2]; /* weft_stack_diverge and _arrive, declared (policy_code.c) */
+  LLVMValueRef step[2][2]; /* [stack, pc][diverge, arrive]: the policies' steps, declared */
   int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
   unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
                                  points a `stack` split arrives at */

@@ -109,12 +109,14 @@ void lw_step_setup(lower *L) {
   find_blended(L);
   find_loops(L);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
-  static const char *const name[2] = {"weft_stack_diverge", "weft_stack_arrive"};
-  for (int i = 0; i < 2; i++) {
-    L->stack_step[i] = LLVMGetNamedFunction(L->m, name[i]);
-    if (!L->stack_step[i])
-      L->stack_step[i] = LLVMAddFunction(L->m, name[i], LLVMFunctionType(i32t(L), &ptr, 1, 0));
-  }
+  static const char *const name[2][2] = {{"weft_stack_diverge", "weft_stack_arrive"},
+                                         {"weft_pc_diverge", "weft_pc_arrive"}};
+  for (int p = 0; p < 2; p++)
+    for (int i = 0; i < 2; i++) {
+      L->step[p][i] = LLVMGetNamedFunction(L->m, name[p][i]);
+      if (!L->step[p][i])
+        L->step[p][i] = LLVMAddFunction(L->m, name[p][i], LLVMFunctionType(i32t(L), &ptr, 1, 0));
+    }
   find_siblings(L);
 }
 
@@ -208,11 +210,30 @@ LLVMBasicBlockRef lw_step_elsewhere(lower *L) {
   return L->elsewhere;
 }
 
+/* The policy's step (ctx->steps says whose): the next split in ctx, or 0 when none can run. */
+static LLVMValueRef call_step(lower *L, int arrival) {
+  LLVMBasicBlockRef block[2] = {LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack"),
+                                LLVMAppendBasicBlockInContext(L->c, L->fn, "step.pc")},
+                    join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMValueRef steps = ctx_load(L, offsetof(weft_warp_ctx, steps), i32t(L)), r[2];
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, steps, lw_const_i32(L, WEFT_STEPS_PC), ""),
+                  block[1], block[0]);
+  for (int p = 0; p < 2; p++) {
+    LLVMPositionBuilderAtEnd(L->b, block[p]);
+    LLVMValueRef f = L->step[p][arrival != 0];
+    r[p] = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &L->ctx, 1, "");
+    LLVMBuildBr(L->b, join);
+  }
+  LLVMPositionBuilderAtEnd(L->b, join);
+  LLVMValueRef phi = LLVMBuildPhi(L->b, i32t(L), "");
+  LLVMAddIncoming(phi, r, block, 2);
+  return phi;
+}
+
 /* The step and what follows it: ctx holds the event, and ctx->policy is set. */
 static void take_step(lower *L, int arrival, const int *to, int n) {
   LLVMBasicBlockRef go_on = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMValueRef step = L->stack_step[arrival != 0];
-  LLVMValueRef r = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(step), step, &L->ctx, 1, "");
+  LLVMValueRef r = call_step(L, arrival);
   LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, r, lw_const_i32(L, 0), ""), finished(L),
                   go_on);
   LLVMPositionBuilderAtEnd(L->b, go_on);

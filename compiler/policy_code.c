@@ -1,8 +1,9 @@
-/* The policies' own code in warp functions: runtime/policy_stack.c, compiled to bitcode when
- * weft is built (CMakeLists.txt, embed.cmake), is linked into a compile unit's module whose warp
- * functions take its steps (weft_stack_arrive, weft_stack_diverge: lower_step.c). Its functions become internal and always
- * inlined, so the policy's decisions are made where the warp runs, by the same C the scheduler
- * calls, and nothing of it is left as a symbol of its own in the JIT. */
+/* The policies' own code in warp functions: runtime/policy_stack.c and policy_pc.c, compiled to
+ * bitcode when weft is built (CMakeLists.txt, embed.cmake), are linked into a compile unit's
+ * module whose warp functions take their steps (weft_stack_arrive and _diverge, weft_pc_arrive
+ * and _diverge: lower_step.c). Their functions become internal and always inlined, so the
+ * policy's decisions are made where the warp runs, by the same C the scheduler calls, and
+ * nothing of them is left as a symbol of its own in the JIT. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,8 +12,19 @@
 
 #include "compiler.h"
 
-extern const unsigned char weft_policy_bitcode[];
-extern const size_t weft_policy_bitcode_size;
+extern const unsigned char weft_policy_stack_bitcode[], weft_policy_pc_bitcode[];
+extern const size_t weft_policy_stack_bitcode_size, weft_policy_pc_bitcode_size;
+
+static const struct {
+  const char *name, *arrive, *diverge; /* the steps that ask for the policy's code */
+  const unsigned char *bitcode;
+  const size_t *size;
+} policies[] = {
+    {"policy_stack.bc", "weft_stack_arrive", "weft_stack_diverge", weft_policy_stack_bitcode,
+     &weft_policy_stack_bitcode_size},
+    {"policy_pc.bc", "weft_pc_arrive", "weft_pc_diverge", weft_policy_pc_bitcode,
+     &weft_policy_pc_bitcode_size},
+};
 
 /* Internal and inlined, with the warp function's CPU: the bitcode was built for any x86-64. */
 static void make_inlined(LLVMContextRef c, LLVMValueRef f) {
@@ -41,14 +53,16 @@ static char **defined_names(LLVMModuleRef src) {
   return names;
 }
 
-weft_status policy_code_link(LLVMModuleRef m, char **err) {
-  LLVMValueRef arrive = LLVMGetNamedFunction(m, "weft_stack_arrive"),
-               diverge = LLVMGetNamedFunction(m, "weft_stack_diverge");
-  if (!(arrive && LLVMGetFirstUse(arrive)) && !(diverge && LLVMGetFirstUse(diverge)))
-    return WEFT_SUCCESS;
+static int used(LLVMModuleRef m, const char *name) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, name);
+  return f && LLVMGetFirstUse(f);
+}
+
+/* Links policy p's bitcode into m, its functions inlined. */
+static weft_status link_policy(LLVMModuleRef m, size_t p, char **err) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)weft_policy_bitcode, weft_policy_bitcode_size, "policy_stack.bc", 0);
+      (const char *)policies[p].bitcode, *policies[p].size, policies[p].name, 0);
   LLVMModuleRef src;
   int bad = LLVMParseBitcodeInContext2(c, buf, &src);
   LLVMDisposeMemoryBuffer(buf);
@@ -72,5 +86,14 @@ weft_status policy_code_link(LLVMModuleRef m, char **err) {
     free(*n);
   }
   free(names);
+  return WEFT_SUCCESS;
+}
+
+weft_status policy_code_link(LLVMModuleRef m, char **err) {
+  for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
+    if (!used(m, policies[p].arrive) && !used(m, policies[p].diverge)) continue;
+    weft_status st = link_policy(m, p, err);
+    if (st) return st;
+  }
   return WEFT_SUCCESS;
 }

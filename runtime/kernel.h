@@ -54,6 +54,12 @@ enum weft_event {
                              Nothing was saved: the warp never resumes */
 };
 
+/* ctx->steps, with ctx->policy set: the policy whose steps the warp function takes. */
+enum weft_steps {
+  WEFT_STEPS_STACK = 1, /* weft_stack_arrive, weft_stack_diverge (policy_stack.c) */
+  WEFT_STEPS_PC = 2,    /* weft_pc_arrive, weft_pc_diverge (policy_pc.c) */
+};
+
 /* ctx->regions: which structured branches a policy's calls would run exactly as their masked
  * sequence does (each side's blocks under its lanes, in the order of the sides' PCs, then the
  * IPDOM with all the lanes), so that the code may run them so. A branch has the bits of the
@@ -107,12 +113,12 @@ typedef struct weft_warp_ctx {
    * the same work-group, its pc, mask, guard and chain set likewise) and stores no event for
    * the warp that ended. A warp function may also return as usual; the scheduler takes both. */
   struct weft_warp_ctx *chain;
-  /* Not NULL: the warp's `stack` state and counters, for the function to take the policy's
-   * steps itself (see above). */
+  /* Not NULL: the warp's policy state and counters, for the function to take the policy's
+   * steps itself (see above); `steps` says whose, WEFT_STEPS_*. */
   void *policy;
   policy_counters *counters;
-  uint32_t regions;          /* the structured branches that run masked: WEFT_REGIONS_* */
-  uint32_t pad_;
+  uint32_t regions; /* the structured branches that run masked: WEFT_REGIONS_* */
+  uint32_t steps;
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */
   uint32_t from_pc;

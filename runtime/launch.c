@@ -341,11 +341,15 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
     return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "unknown policy '%s' (known: %s)",
                     policy, names);
   }
-  p->stack_in_code = !rt->opts.policy_in_runtime && p->policy == &policy_stack;
-  p->regions = rt->opts.policy_in_runtime ? 0
-               : p->stack_in_code         ? WEFT_REGIONS_STACK
-               : p->policy == &policy_pc  ? WEFT_REGIONS_PC_ORDER
+  int in_code = !rt->opts.policy_in_runtime;
+  p->steps = !in_code                     ? 0
+             : p->policy == &policy_stack ? WEFT_STEPS_STACK
+             : p->policy == &policy_pc    ? WEFT_STEPS_PC
                                           : 0;
+  p->regions = !in_code                     ? 0
+               : p->policy == &policy_stack ? WEFT_REGIONS_STACK
+               : p->policy == &policy_pc    ? WEFT_REGIONS_PC_ORDER
+                                            : 0;
   p->x_aligned = rt_x_aligned(range, k->lanes);
   p->run = p->x_aligned ? k->run : k->run_unaligned;
   if (!p->run)

@@ -237,6 +237,26 @@ static void pc_print_json(FILE *f, const void *st) {
   fputc('}', f);
 }
 
+/* The policy's steps inside generated code (kernel.h, ctx->policy), as policy_stack.c's: the
+ * event of the split that ran, then the split that runs next in ctx; 0 when none can. Compiled
+ * to bitcode and inlined into warp functions (compiler/policy_code.c). A divergence goes on in
+ * the code only with the lanes of its smallest target, pc_branch's fast path, which is what the
+ * code keeps values for (lower_step.c): any other split the policy picks gets ctx->pc
+ * UINT32_MAX, no block, and the code leaves for the scheduler to ask next(). */
+uint32_t weft_pc_arrive(weft_warp_ctx *ctx) {
+  if (pc_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+  return (uint32_t)pc_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
+}
+
+uint32_t weft_pc_diverge(weft_warp_ctx *ctx) {
+  uint32_t first = ctx->target_pc[0];
+  uint64_t lanes = ctx->target_mask[0];
+  if (pc_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+  if (!pc_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard)) return 0;
+  if (ctx->pc != first || ctx->mask != lanes) ctx->pc = UINT32_MAX;
+  return 1;
+}
+
 const weft_policy_ops policy_pc = {
     .name = "pc",
     .state_size = pc_state_size,

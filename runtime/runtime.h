@@ -139,6 +139,9 @@ extern const weft_policy_ops policy_mp, policy_mp_orec;
 
 /* --- policy_pc.c: stack-less reconvergence by PC arbitration (`pc`) --- */
 extern const weft_policy_ops policy_pc;
+/* Its steps in generated code, as `stack`'s. */
+uint32_t weft_pc_arrive(weft_warp_ctx *ctx);
+uint32_t weft_pc_diverge(weft_warp_ctx *ctx);
 
 /* --- stats.c: counters of a work-group, a worker and a launch --- */
 typedef struct run_counters {
@@ -195,7 +198,7 @@ typedef struct launch_plan {
   uint64_t live[2]; /* lanes that are work-items: of a warp but the last, of the last */
   uint64_t serial; /* tells the launches apart: workers lay out their buffers once each */
   trace_run *trace; /* NULL: no warp is traced */
-  int stack_in_code; /* the warp function takes `stack` steps itself (ctx->policy, kernel.h) */
+  uint32_t steps; /* the policy whose steps the warp function takes: WEFT_STEPS_*, 0 none */
   uint32_t regions; /* ctx->regions: the structured branches that run masked (kernel.h) */
   const _Atomic uint32_t *stop; /* the watchdog's flag (weft_group.stop), a WATCH_ value */
 } launch_plan;

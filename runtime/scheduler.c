@@ -234,8 +234,8 @@ static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_w
   weft_warp_ctx *c = warp_ctx(w, i);
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
   c->chain = chain; /* the policy starts after the first call */
-  c->policy = NULL, c->counters = NULL, c->regions = p->regions;
-  if (!p->stack_in_code) return;
+  c->policy = NULL, c->counters = NULL, c->regions = p->regions, c->steps = p->steps;
+  if (!p->steps) return;
   /* unless the code takes the policy's steps: then it starts now, to take the call's */
   p->policy->init(warp_state(w, i), p->k, &p->cfg, c->mask);
   c->policy = warp_state(w, i), c->counters = &w->pcount[i];
