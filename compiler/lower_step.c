@@ -1,9 +1,11 @@
-/* The `stack` policy's steps inside the warp function (kernel.h, ctx->policy).
+/* The `stack` and `pc` policies' steps inside the warp function (kernel.h, ctx->policy).
  *
  * Where the code would return an event to the scheduler (a divergent branch, an arrival at the
  * guard, the kernel's end), it first checks ctx->policy: when set, it hands the event to
- * weft_stack_arrive or weft_stack_diverge (runtime/policy_stack.c, linked in as bitcode by
- * policy_code.c and inlined)
+ * weft_stack_arrive or weft_stack_diverge (runtime/policy_stack.c), or to weft_pc_arrive or
+ * weft_pc_diverge (policy_pc.c), as ctx->steps says (linked in as bitcode by policy_code.c and
+ * inlined; pc goes on after a divergence only with its smallest target's lanes, whose waiting
+ * points are the stack's)
  * and goes on at the block the policy picked, with that split's lanes and guard, in the same
  * call. The blocks a site can go on at are few and known here: a divergent branch's targets; for
  * an arrival at R, R itself (the lanes waiting there reconverge) and the targets of the branches

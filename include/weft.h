@@ -64,10 +64,11 @@ typedef struct weft_options {
   const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
   unsigned max_splits; /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
                               split that finds them all taken waits for one to end; 0: W */
-  /* 0 (the default): under `stack`, the generated code takes the policy's decisions itself,
-   * inlined, and goes on with the split the policy picks with its values in registers,
-   * returning only at a barrier, at its end or at an event outside any loop; the other
-   * policies return to the runtime at every event. 1: every policy event (a divergent branch,
+  /* 0 (the default): under `stack` and `pc`, the generated code takes the policy's decisions
+   * itself, inlined, and goes on with the split the policy picks with its values in registers,
+   * returning only at a barrier, at its end, at an event outside any loop, or (pc) when the
+   * policy picks a split other than a divergence's smallest target; `mp` and `mp-orec` return
+   * to the runtime at every event. 1: every policy event (a divergent branch,
    * a reconvergence, a barrier) returns from the generated code to the runtime, which hands
    * it to the policy and calls the code again: the reference path, and the one traces take.
    * Results and stats are the same either way, but for round_trips (and the time). */

@@ -15,8 +15,10 @@
  * Values that live across blocks are kept in ctx->frame between calls, so a warp or one split of
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
- * With ctx->policy set (the `stack` policy, unless weft_options.policy_in_runtime), the function takes the policy's steps itself: it hands each event to
- * weft_stack_arrive or _diverge (policy_stack.c, compiled to bitcode and inlined) and goes on, in the same call
+ * With ctx->policy set (`stack` and `pc`, unless weft_options.policy_in_runtime), the function
+ * takes the policy's steps itself: it hands each event to weft_stack_arrive or _diverge
+ * (policy_stack.c), or weft_pc_arrive or _diverge (policy_pc.c), as ctx->steps says (compiled to
+ * bitcode and inlined), and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep
  * theirs. It returns only at a barrier (BARRIER, for the policy as usual), at an event outside

@@ -54,7 +54,7 @@ static const char usage[] =
     "  --no-defaults        ignore FILE.cl's // weft-run: lines\n"
     "  --policy-in-runtime  every policy event returns to the runtime, which asks the policy\n"
     "                       (the reference path: same results and stats, slower; by default\n"
-    "                       the generated code takes stack's decisions itself)\n"
+    "                       the generated code takes stack's and pc's decisions itself)\n"
     "  --timeout S          stop a launch that runs longer than S seconds (0: no limit, the\n"
     "                       default unless WEFT_TIMEOUT is set) and say where each warp that\n"
     "                       was running is stuck: lanes, lines, what they wait for, and a\n"
