@@ -116,11 +116,16 @@ typedef struct weft_warp_ctx {
    * the warp that ended. A warp function may also return as usual; the scheduler takes both. */
   struct weft_warp_ctx *chain;
   /* Not NULL: the warp's policy state and counters, for the function to take the policy's
-   * steps itself (see above); `steps` says whose, WEFT_STEPS_*. */
+   * steps itself (see above); `steps` says whose, WEFT_STEPS_*. The state starts (`started`)
+   * at the warp's first step, not before: most warps never take one, and starting `pc`'s is a
+   * pass over the lanes. A step starts it with `kernel` and the call's lanes, ctx->mask. */
   void *policy;
   policy_counters *counters;
   uint32_t regions; /* the structured branches that run masked: WEFT_REGIONS_* */
   uint32_t steps;
+  uint32_t started;
+  uint32_t pad_;
+  const struct weft_compiled_kernel *kernel;
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */
   uint32_t from_pc;

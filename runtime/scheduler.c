@@ -201,12 +201,16 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   weft_warp_ctx *c = warp_ctx(w, i);
   uint64_t live = live_mask(p, i);
   uint32_t end = p->k->nblocks;
+  if (c->policy && !c->started && c->event != WEFT_EVENT_HANDLED) { /* the code took no step */
+    p->policy->init(c->policy, p->k, &p->cfg, live);
+    c->started = 1;
+  }
   if (c->event == WEFT_EVENT_STOPPED) { /* a warp without a policy state counts as ended, so */
     w->ended[i] = !c->policy;           /* that nothing releases a state it never had */
     return watchdog_report(w, p, i, c->policy != NULL);
   }
   c->chain = NULL; /* the policy's calls run this warp alone */
-  if (c->policy) { /* the policy started with the call (start_warp) and took its steps there */
+  if (c->policy) { /* the code took the policy's steps in the call */
     w->ended[i] = c->event == WEFT_EVENT_HANDLED && !p->policy->release; /* nothing to free */
     return c->event == WEFT_EVENT_BARRIER || c->event == WEFT_EVENT_BRANCH ? hand_event(w, p, i)
                                                                            : WEFT_SUCCESS;
@@ -235,9 +239,9 @@ static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_w
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
   c->chain = chain; /* the policy starts after the first call */
   c->policy = NULL, c->counters = NULL, c->regions = p->regions, c->steps = p->steps;
+  c->started = 0, c->kernel = p->k;
   if (!p->steps) return;
-  /* unless the code takes the policy's steps: then it starts now, to take the call's */
-  p->policy->init(warp_state(w, i), p->k, &p->cfg, c->mask);
+  /* unless the code takes the policy's steps: its state starts at the first (kernel.h) */
   c->policy = warp_state(w, i), c->counters = &w->pcount[i];
 }
 
