@@ -243,24 +243,17 @@ static void pc_print_json(FILE *f, const void *st) {
  * the code only with the lanes of its smallest target, pc_branch's fast path, which is what the
  * code keeps values for (lower_step.c): any other split the policy picks gets ctx->pc
  * UINT32_MAX, no block, and the code leaves for the scheduler to ask next(). */
-/* The warp's state, started at its first step with the call's lanes (kernel.h); 0 when the
- * warp ends there without one: it finished, all its lanes together. */
-static int started(weft_warp_ctx *ctx) {
-  if (ctx->started) return 1;
-  if (ctx->ntargets == 1 && ctx->target_pc[0] >= ctx->kernel->nblocks) return 0;
-  pc_init(ctx->policy, ctx->kernel, NULL, ctx->mask);
-  return ctx->started = 1;
-}
 
 uint32_t weft_pc_arrive(weft_warp_ctx *ctx) {
-  if (!started(ctx) || pc_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+  if (!rt_step_started(ctx, pc_init) || pc_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS)
+    return 0;
   return (uint32_t)pc_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
 }
 
 uint32_t weft_pc_diverge(weft_warp_ctx *ctx) {
   uint32_t first = ctx->target_pc[0];
   uint64_t lanes = ctx->target_mask[0];
-  started(ctx);
+  rt_step_started(ctx, pc_init);
   if (pc_branch(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
   if (!pc_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard)) return 0;
   if (ctx->pc != first || ctx->mask != lanes) ctx->pc = UINT32_MAX;

@@ -136,22 +136,15 @@ static void stack_barrier_release(void *st, policy_counters *c) {
  * the decisions are this file's, made where the warp runs: weft_stack_arrive where the event
  * is an arrival (one target), weft_stack_diverge where it is a divergence, so that each place
  * carries only its half of stack_branch. */
-/* The warp's state, started at its first step with the call's lanes (kernel.h); 0 when the
- * warp ends there without one: it finished, all its lanes together. */
-static int started(weft_warp_ctx *ctx) {
-  if (ctx->started) return 1;
-  if (ctx->ntargets == 1 && ctx->target_pc[0] >= ctx->kernel->nblocks) return 0;
-  stack_init(ctx->policy, ctx->kernel, NULL, ctx->mask);
-  return ctx->started = 1;
-}
 
 uint32_t weft_stack_arrive(weft_warp_ctx *ctx) {
-  if (!started(ctx) || arrive(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
+  if (!rt_step_started(ctx, stack_init) || arrive(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS)
+    return 0;
   return (uint32_t)stack_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
 }
 
 uint32_t weft_stack_diverge(weft_warp_ctx *ctx) {
-  started(ctx);
+  rt_step_started(ctx, stack_init);
   ctx->counters->policy_calls++;
   if (diverge(ctx->policy, ctx, ctx->counters) != WEFT_SUCCESS) return 0;
   return (uint32_t)stack_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);

@@ -128,6 +128,18 @@ const weft_policy_ops *policy_find(const char *name);
 /* The known names, comma-separated, for error messages. */
 void policy_names(char *buf, size_t n);
 
+/* For a policy's steps in generated code (kernel.h, ctx->policy): the warp's state starts at its
+ * first step, with `init`, the kernel and the call's lanes. 0 when the step is the warp's end
+ * without an earlier one: the warp finished, all its lanes together, and needs no state. */
+static inline int rt_step_started(weft_warp_ctx *ctx,
+                                  void (*init)(void *st, const weft_compiled_kernel *k,
+                                               const policy_config *cfg, uint64_t live)) {
+  if (ctx->started) return 1;
+  if (ctx->ntargets == 1 && ctx->target_pc[0] >= ctx->kernel->nblocks) return 0;
+  init(ctx->policy, ctx->kernel, NULL, ctx->mask);
+  return ctx->started = 1;
+}
+
 /* --- policy_stack.c: the IPDOM reconvergence stack (`stack`) --- */
 extern const weft_policy_ops policy_stack;
 /* The steps generated code takes (kernel.h): an arrival, a divergence. */
