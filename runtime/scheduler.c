@@ -211,7 +211,8 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   }
   c->chain = NULL; /* the policy's calls run this warp alone */
   if (c->policy) { /* the code took the policy's steps in the call */
-    w->ended[i] = c->event == WEFT_EVENT_HANDLED && !p->policy->release; /* nothing to free */
+    /* finished: nothing to free when its state never started, or has no release */
+    w->ended[i] = c->event == WEFT_EVENT_HANDLED && (!c->started || !p->policy->release);
     return c->event == WEFT_EVENT_BARRIER || c->event == WEFT_EVENT_BRANCH ? hand_event(w, p, i)
                                                                            : WEFT_SUCCESS;
   }
