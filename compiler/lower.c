@@ -106,14 +106,17 @@ LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
 
 /* ---- leaving the function ---- */
 
+void lw_store_event(lower *L, int from, int ntargets, int to, LLVMValueRef mask) {
+  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
+  store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, (uint64_t)ntargets));
+  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
+  store_ctx(L, offsetof(weft_warp_ctx, target_mask), mask);
+}
+
 /* Returns `event` to the scheduler with one target (pc, the whole mask). */
 static void leave_one(lower *L, int from, uint32_t event, int to) {
-  LLVMValueRef target = lw_const_i32(L, (uint64_t)to);
   lw_frame_save(L, &to, 1);
-  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
-  store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
-  store_ctx(L, offsetof(weft_warp_ctx, target_pc), target);
-  store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
+  lw_store_event(L, from, 1, to, L->mask);
   LLVMBuildStore(L->b, lw_const_i32(L, event), L->event);
   LLVMBuildBr(L->b, L->leave);
 }
@@ -203,10 +206,7 @@ void lw_arrive(lower *L, int from, int to) {
     LLVMPositionBuilderAtEnd(L->b, runtime);
   } else if (to < L->cfg->nblocks) { /* once per warp: no step in the code */
     LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-    store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
-    store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, 1));
-    store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
-    store_ctx(L, offsetof(weft_warp_ctx, target_mask), L->mask);
+    lw_store_event(L, from, 1, to, L->mask);
     lw_step_runtime(L, runtime);
     LLVMPositionBuilderAtEnd(L->b, runtime);
   }
@@ -237,10 +237,7 @@ void lw_stop_check(lower *L, int from, int to, int loop) {
                     go_on = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMBuildCondBr(L->b, lw_intrinsic(L, "llvm.expect", &i1, 1, expect, 2), stopped, go_on);
   LLVMPositionBuilderAtEnd(L->b, stopped);
-  store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
-  store_ctx(L, offsetof(weft_warp_ctx, ntargets), lw_const_i32(L, loop != 0));
-  store_ctx(L, offsetof(weft_warp_ctx, target_pc), lw_const_i32(L, (uint64_t)to));
-  store_ctx(L, offsetof(weft_warp_ctx, target_mask), lw_mask_here(L));
+  lw_store_event(L, from, loop != 0, to, lw_mask_here(L));
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_STOPPED), L->event);
   LLVMBuildBr(L->b, L->leave); /* saving nothing: the warp never resumes */
   LLVMPositionBuilderAtEnd(L->b, go_on);
@@ -375,9 +372,10 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
   LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  if (masked) lw_step_runtime(L, runtime); /* under pc, no step: another split waits before R */
-  else if (L->in_loop[from]) lw_step_site(L, to, n, runtime);
-  else lw_step_runtime(L, runtime); /* once per warp: no step in the code */
+  /* A step only in a loop (once per warp it costs more to compile than it saves), and not for
+   * a structured branch that comes here (under pc, another split's lanes wait before R). */
+  if (L->in_loop[from] && !masked) lw_step_site(L, to, n, runtime);
+  else lw_step_runtime(L, runtime);
   LLVMPositionBuilderAtEnd(L->b, runtime);
   lw_frame_save(L, to, n);
   LLVMBuildStore(L->b, lw_const_i32(L, WEFT_EVENT_BRANCH), L->event);

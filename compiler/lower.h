@@ -195,6 +195,9 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime);
 /* lower.c: the running split arrives at `to` from block `from`, at or past its guard: the
  * policy's step in the code, or back to the scheduler. */
 void lw_arrive(lower *L, int from, int to);
+/* lower.c: ctx's event of one target: the lanes `mask` go from block `from` to `to` (ntargets
+ * 1; 0 for a stop where a split starts, kernel.h). */
+void lw_store_event(lower *L, int from, int ntargets, int to, LLVMValueRef mask);
 
 /* lower_inst.c: one kernel instruction */
 /* A uniform inst may move to the top of its block (after_write: an earlier instruction of the

@@ -276,11 +276,6 @@ static LLVMBasicBlockRef arrival_step(lower *L, int to) {
 }
 
 void lw_step_arrival_at(lower *L, int from, int to) {
-  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)from),
-                 lw_ctx_field(L, offsetof(weft_warp_ctx, from_pc)));
-  LLVMBuildStore(L->b, lw_const_i32(L, 1), lw_ctx_field(L, offsetof(weft_warp_ctx, ntargets)));
-  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)to),
-                 lw_ctx_field(L, offsetof(weft_warp_ctx, target_pc)));
-  LLVMBuildStore(L->b, L->mask, lw_ctx_field(L, offsetof(weft_warp_ctx, target_mask)));
+  lw_store_event(L, from, 1, to, L->mask);
   LLVMBuildBr(L->b, arrival_step(L, to));
 }
