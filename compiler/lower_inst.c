@@ -211,6 +211,40 @@ static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
   return mode == PACKED_FULL ? LLVMConstAllOnes(LLVMTypeOf(m)) : m;
 }
 
+static LLVMValueRef const_splat(LLVMValueRef c, unsigned n) {
+  LLVMValueRef e[64];
+  for (unsigned i = 0; i < n; i++) e[i] = c;
+  return LLVMConstVector(e, n);
+}
+
+/* x86 gathers 32- and 64-bit elements only: LLVM loads 8- and 16-bit ones lane by lane, a
+ * branch per lane (most of a byte-comparing loop's time). They come instead from a gather of
+ * the aligned 32-bit words that hold them, shifted out: an aligned word never crosses a page,
+ * so it reads nothing that could fault where the element itself does not. A 16-bit element
+ * must be aligned (OpenCL's types are) to lie in one word. */
+static int narrow_gather_fits(LLVMTypeRef et, unsigned align) {
+  if (LLVMGetTypeKind(et) != LLVMIntegerTypeKind) return 0;
+  unsigned bits = LLVMGetIntTypeWidth(et);
+  return bits == 8 || (bits == 16 && align >= 2);
+}
+
+static LLVMValueRef narrow_gather(lower *L, LLVMValueRef ps, LLVMValueRef m, LLVMTypeRef vt) {
+  unsigned n = LLVMGetVectorSize(vt);
+  if (n > 64) return NULL;
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c),
+              words = LLVMVectorType(LLVMInt32TypeInContext(L->c), n);
+  LLVMValueRef low = LLVMBuildAnd(L->b, LLVMBuildPtrToInt(L->b, ps, LLVMVectorType(i64, n), ""),
+                                  const_splat(LLVMConstInt(i64, 3, 0), n), "");
+  LLVMValueRef back = LLVMBuildNeg(L->b, low, "");
+  LLVMValueRef at = LLVMBuildGEP2(L->b, i8, ps, &back, 1, "");
+  LLVMValueRef w = lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){words, LLVMTypeOf(at)}, 2,
+                                (LLVMValueRef[]){at, lw_const_i32(L, 4), m, LLVMGetPoison(words)},
+                                4);
+  LLVMValueRef shift = LLVMBuildTrunc(
+      L->b, LLVMBuildShl(L->b, low, const_splat(LLVMConstInt(i64, 3, 0), n), ""), words, "");
+  return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, w, shift, ""), vt, "");
+}
+
 static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode) {
   LLVMTypeRef t = LLVMTypeOf(ld), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
@@ -223,6 +257,11 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
   }
   LLVMValueRef p = gather_address(L, LLVMGetOperand(ld, 0), mode);
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
+  LLVMValueRef narrow = narrow_gather_fits(lw_elem_type(t),
+                                           (unsigned)LLVMConstIntGetZExtValue(align))
+                            ? narrow_gather(L, ps, m, vt)
+                            : NULL;
+  if (narrow) return narrow;
   return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
 }

@@ -491,6 +491,16 @@ void oracle_types_char(kio *io) {
   }
 }
 
+void oracle_narrow_gather(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int j = IN(int32_t, 0)[i];
+    int r = IN(int8_t, 1)[j] * 3 + IN(uint8_t, 2)[1023 - j];
+    if (j & 1) r += IN(int16_t, 3)[j] - IN(uint16_t, 4)[(j * 7) & 1023];
+    else r ^= IN(uint16_t, 4)[j] + IN(int16_t, 3)[1023 - j] * 16;
+    OUT(int32_t, 5)[i] = r;
+  }
+}
+
 void oracle_types_short(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int16_t x = IN(int16_t, 0)[i];
