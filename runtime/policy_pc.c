@@ -24,7 +24,13 @@
  * lanes of the warp go on until they arrive too. Lanes that arrive at a different barrier than the
  * one waited at can never complete either: they are kept apart (neither runnable, waiting nor
  * finished), so the scheduler reports the deadlock. The state has a constant size: per lane a
- * PC, a depth, a stamp and the arbitration key, and a few masks; no stack, no table. */
+ * PC, a depth, a stamp and the arbitration key, and a few masks; no stack, no table.
+ *
+ * Cost: an event writes the entries of the lanes it moves, but the running split's lanes that
+ * go on running (the fast path's, and every lane at the warp's start) are `implicit`: their PC,
+ * stamp and key are the split's own, written to their entries only when an arbitration needs
+ * them. A loop's events, most of a warp's, then cost what the lanes that leave it cost: a
+ * `break` taken by one lane writes one lane, not W. */
 #include <string.h>
 
 #include "runtime.h"
@@ -40,8 +46,9 @@ typedef struct pc_state {
   uint64_t stranded;   /* at another barrier: can never go on */
   uint32_t barrier_pc, stamps;
   /* The split that runs next (settle() computes it after every change); mask 0: none. */
-  uint32_t run_pc, run_guard;
+  uint32_t run_pc, run_guard, run_stamp, pad_;
   uint64_t run_mask, run_key, other_key; /* the split's key; the smallest key of the others */
+  uint64_t implicit; /* lanes of run_mask whose PC, stamp and key are run_pc, _stamp and _key */
   /* (depth, PC) as one number ordered as the arbitration wants it: the deepest call, then the
    * lowest PC, is the smallest key; NO_KEY for lanes that are not runnable. */
   uint64_t key[WEFT_MAX_WARP];
@@ -66,9 +73,20 @@ static void publish(pc_state *s, uint64_t mask, uint64_t lo, uint64_t hi) {
   s->run_guard = hi != NO_KEY && hi >> 32 == lo >> 32 ? (uint32_t)hi : s->k->nblocks;
 }
 
+/* Writes the implicit lanes' entries: an arbitration reads them all. */
+static void write_implicit(pc_state *s, uint64_t lanes) {
+  FOR_LANES(lanes, i) s->pc[i] = s->run_pc, s->stamp[i] = s->run_stamp, s->key[i] = s->run_key;
+  s->implicit &= ~lanes;
+}
+
+static uint32_t lane_pc(const pc_state *s, unsigned i) {
+  return s->implicit >> i & 1 ? s->run_pc : s->pc[i];
+}
+
 /* Chooses the split that runs next and counts a reconvergence when its lanes came from
  * different events. */
 static void settle(pc_state *s, policy_counters *c) {
+  write_implicit(s, s->implicit);
   uint64_t run = s->live & ~s->finished & ~s->waiting & ~s->stranded;
   uint64_t lo = NO_KEY, hi = NO_KEY, mask = 0;
   uint32_t stamp = 0;
@@ -93,12 +111,10 @@ static void pc_init(void *st, const weft_compiled_kernel *k, const policy_config
   (void)cfg;
   pc_state *s = st;
   s->k = k, s->live = live, s->finished = s->waiting = s->stranded = 0;
-  s->barrier_pc = s->stamps = 0;
-  for (unsigned i = 0; i < k->warp; i++) { /* every lane at PC 0, depth 0, stamp 0 */
-    s->pc[i] = s->depth[i] = s->stamp[i] = 0;
-    s->key[i] = live >> i & 1 ? key_of(0, 0) : NO_KEY;
-  }
-  settle(s, NULL);
+  s->barrier_pc = s->stamps = s->run_stamp = 0;
+  memset(s->depth, 0, k->warp * sizeof *s->depth);
+  s->implicit = live; /* every lane at PC 0, depth 0, stamp 0; only live lanes are ever read */
+  publish(s, live, key_of(0, 0), NO_KEY);
 }
 
 static int pc_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
@@ -110,6 +126,7 @@ static int pc_next(void *st, uint32_t *pc, uint64_t *mask, uint32_t *guard) {
 
 /* The lanes `mask` go to `pc`, moved by event `stamp`; they can run there when `runs`. */
 static void move(pc_state *s, uint64_t mask, uint32_t pc, uint32_t stamp, int runs) {
+  s->implicit &= ~mask;
   FOR_LANES(mask, i) {
     s->pc[i] = pc, s->stamp[i] = stamp;
     s->key[i] = runs ? key_of(s->depth[i], pc) : NO_KEY;
@@ -121,21 +138,25 @@ static weft_status pc_branch(void *st, const weft_warp_ctx *ctx, policy_counters
   uint32_t stamp = ++s->stamps;
   if (ctx->ntargets > 1 || ctx->target_pc[0] < s->k->nblocks) c->policy_calls++;
   if (ctx->ntargets > 1) c->divergent_branches++;
-  for (unsigned t = 0; t < ctx->ntargets; t++) {
+  /* The fast path, most events of a loop: the split's lanes going to the smallest target stay
+   * below every other lane, so they alone run next, up to the next target or the others; they
+   * stay implicit. */
+  uint32_t t0 = ctx->target_pc[0];
+  uint64_t k0 = (s->run_key & ~(uint64_t)UINT32_MAX) | t0; /* the split's depth, PC t0 */
+  int fast = t0 < s->k->nblocks && k0 < s->other_key;
+  for (unsigned t = fast; t < ctx->ntargets; t++) {
     int end = ctx->target_pc[t] >= s->k->nblocks;
     move(s, ctx->target_mask[t], ctx->target_pc[t], stamp, !end);
     if (end) s->finished |= ctx->target_mask[t];
   }
-  /* The fast path, most events of a loop: the split's lanes going to the smallest target stay
-   * below every other lane, so they alone run next, up to the next target or the others. */
-  uint32_t t0 = ctx->target_pc[0];
-  uint64_t k0 = (s->run_key & ~(uint64_t)UINT32_MAX) | t0; /* the split's depth, PC t0 */
-  if (t0 < s->k->nblocks && k0 < s->other_key) {
+  if (fast) {
     uint64_t hi = s->other_key;
     if (ctx->ntargets > 1 && ctx->target_pc[1] < s->k->nblocks) {
       uint64_t k1 = (s->run_key & ~(uint64_t)UINT32_MAX) | ctx->target_pc[1];
       hi = k1 < hi ? k1 : hi;
     }
+    write_implicit(s, s->implicit & ~ctx->target_mask[0]); /* lanes the event did not move */
+    s->implicit |= ctx->target_mask[0], s->run_stamp = stamp;
     publish(s, ctx->target_mask[0], k0, hi);
     return WEFT_SUCCESS;
   }
@@ -180,7 +201,7 @@ static uint64_t pc_finished(const void *st) { return ((const pc_state *)st)->fin
 
 static void pc_lane_pcs(const void *st, uint32_t pc[WEFT_MAX_WARP]) {
   const pc_state *s = st;
-  FOR_LANES(s->live, i) pc[i] = s->finished >> i & 1 ? s->k->nblocks : s->pc[i];
+  FOR_LANES(s->live, i) pc[i] = s->finished >> i & 1 ? s->k->nblocks : lane_pc(s, i);
 }
 
 /* Each lane's PC, thread 0 rightmost as in the papers (Collange's Table 2 lists them thread 0
@@ -203,7 +224,7 @@ static void pc_print(FILE *f, const void *st) {
   for (unsigned i = w; i-- > 0;) {
     if (!(s->live >> i & 1)) fprintf(f, " %*s", width, ".");
     else if (s->finished >> i & 1) fprintf(f, " %*s", width, "-");
-    else fprintf(f, " %*u", width, s->pc[i]);
+    else fprintf(f, " %*u", width, lane_pc(s, i));
     if (s->depth[i]) deep |= 1ull << i;
   }
   if (deep) {
@@ -227,7 +248,8 @@ static void pc_print_json(FILE *f, const void *st) {
     for (unsigned i = 0; i < w; i++) {
       fputs(i ? ", " : "", f);
       if (!(s->live >> i & 1)) fputs("null", f);
-      else fprintf(f, "%u", row ? s->depth[i] : s->finished >> i & 1 ? s->k->nblocks : s->pc[i]);
+      else
+        fprintf(f, "%u", row ? s->depth[i] : s->finished >> i & 1 ? s->k->nblocks : lane_pc(s, i));
     }
     fputc(']', f);
   }
