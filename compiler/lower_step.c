@@ -276,6 +276,13 @@ static LLVMBasicBlockRef arrival_step(lower *L, int to) {
 }
 
 void lw_step_arrival_at(lower *L, int from, int to) {
+  if (to == L->cfg->nblocks) { /* every warp: one whose state never started just finished */
+    LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    LLVMValueRef started = ctx_load(L, offsetof(weft_warp_ctx, started), i32t(L));
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, started, lw_const_i32(L, 0), ""),
+                    finished(L), step);
+    LLVMPositionBuilderAtEnd(L->b, step);
+  }
   lw_store_event(L, from, 1, to, L->mask);
   LLVMBuildBr(L->b, arrival_step(L, to));
 }
