@@ -21,10 +21,11 @@
  * therefore counts one reconvergence when the warp goes on after it.
  *
  * Barriers: the lanes that reach a barrier wait there (their PC is where they resume); the other
- * lanes of the warp go on until they arrive too. Lanes that arrive at a different barrier than the
- * one waited at can never complete either: they are kept apart (neither runnable, waiting nor
- * finished), so the scheduler reports the deadlock. The state has a constant size: per lane a
- * PC, a depth, a stamp and the arbitration key, and a few masks; no stack, no table.
+ * lanes of the warp go on until they arrive too. Lanes at different barrier blocks wait at one
+ * barrier, as a GPU counts arrivals (DESIGN.md; since Volta a barrier on each side of a branch
+ * completes) and as `mp` does: the warp reports the lowest of those blocks, and each lane resumes
+ * after its own. The state has a constant size: per lane a PC, a depth, a stamp and the
+ * arbitration key, and a few masks; no stack, no table.
  *
  * Cost: an event writes the entries of the lanes it moves, but the running split's lanes that
  * go on running (the fast path's, and every lane at the warp's start) are `implicit`: their PC,
@@ -42,9 +43,10 @@
 typedef struct pc_state {
   const weft_compiled_kernel *k;
   uint64_t live, finished;
-  uint64_t waiting;    /* at the barrier ending block barrier_pc */
-  uint64_t stranded;   /* at another barrier: can never go on */
+  uint64_t waiting; /* at a barrier; barrier_pc is the lowest block one ends */
   uint32_t barrier_pc, stamps;
+  uint32_t apart; /* the waiting lanes came to more than one barrier block */
+  uint32_t pad2_;
   /* The split that runs next (settle() computes it after every change); mask 0: none. */
   uint32_t run_pc, run_guard, run_stamp, pad_;
   uint64_t run_mask, run_key, other_key; /* the split's key; the smallest key of the others */
@@ -87,7 +89,7 @@ static uint32_t lane_pc(const pc_state *s, unsigned i) {
  * different events. */
 static void settle(pc_state *s, policy_counters *c) {
   write_implicit(s, s->implicit);
-  uint64_t run = s->live & ~s->finished & ~s->waiting & ~s->stranded;
+  uint64_t run = s->live & ~s->finished & ~s->waiting;
   uint64_t lo = NO_KEY, hi = NO_KEY, mask = 0;
   uint32_t stamp = 0;
   int mixed = 0;
@@ -110,8 +112,8 @@ static void pc_init(void *st, const weft_compiled_kernel *k, const policy_config
                     uint64_t live) {
   (void)cfg;
   pc_state *s = st;
-  s->k = k, s->live = live, s->finished = s->waiting = s->stranded = 0;
-  s->barrier_pc = s->stamps = s->run_stamp = 0;
+  s->k = k, s->live = live, s->finished = s->waiting = 0;
+  s->barrier_pc = s->stamps = s->run_stamp = s->apart = 0;
   memset(s->depth, 0, k->warp * sizeof *s->depth);
   s->implicit = live; /* every lane at PC 0, depth 0, stamp 0; only live lanes are ever read */
   publish(s, live, key_of(0, 0), NO_KEY);
@@ -168,12 +170,9 @@ static weft_status pc_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_
   pc_state *s = st;
   c->policy_calls++;
   move(s, ctx->mask, ctx->target_pc[0], ++s->stamps, 0);
-  if (s->waiting && ctx->from_pc != s->barrier_pc) {
-    s->stranded |= ctx->mask; /* two barriers at once: neither can complete */
-  } else {
-    s->waiting |= ctx->mask;
-    s->barrier_pc = ctx->from_pc;
-  }
+  if (s->waiting && ctx->from_pc != s->barrier_pc) s->apart = 1;
+  if (!s->waiting || ctx->from_pc < s->barrier_pc) s->barrier_pc = ctx->from_pc;
+  s->waiting |= ctx->mask;
   settle(s, c);
   return WEFT_SUCCESS;
 }
@@ -193,7 +192,7 @@ static void pc_barrier_release(void *st, policy_counters *c) {
       s->finished |= 1ull << i;
     else s->key[i] = key_of(s->depth[i], s->pc[i]);
   }
-  s->waiting = 0;
+  s->waiting = s->apart = 0;
   settle(s, c);
 }
 
@@ -217,9 +216,10 @@ static void pc_print(FILE *f, const void *st) {
   uint64_t deep = 0;
   fprintf(f, "pc: PC per lane, thread 0 rightmost");
   if (s->waiting)
-    fprintf(f, "; waiting at the barrier ending block %u: %s", s->barrier_pc,
-            weft_mask_string(m, s->waiting, w));
-  if (s->stranded) fprintf(f, "; at another barrier: %s", weft_mask_string(m, s->stranded, w));
+    fprintf(f,
+            s->apart ? "; waiting at barriers, the lowest ending block %u: %s"
+                     : "; waiting at the barrier ending block %u: %s",
+            s->barrier_pc, weft_mask_string(m, s->waiting, w));
   fprintf(f, "\n  PC   ");
   for (unsigned i = w; i-- > 0;) {
     if (!(s->live >> i & 1)) fprintf(f, " %*s", width, ".");

@@ -362,13 +362,13 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
 /* What the warps that cannot run are doing. */
 typedef struct group_view {
   uint64_t waiting, finished; /* any lanes of any warp */
-  uint32_t barrier_pc, other_pc; /* the first barrier waited at; another one, or NO_BARRIER */
+  uint32_t barrier_pc;           /* the first barrier waited at, or NO_BARRIER */
   int stuck_warp;                /* a warp with lanes neither waiting nor finished, or -1 */
   uint64_t stuck_lanes;
 } group_view;
 
 static group_view look(sched_worker *w, const launch_plan *p) {
-  group_view v = {0, 0, NO_BARRIER, NO_BARRIER, -1, 0};
+  group_view v = {0, 0, NO_BARRIER, -1, 0};
   for (unsigned i = 0; i < p->nwarps; i++) {
     const void *st = warp_state(w, i);
     uint32_t pc = NO_BARRIER;
@@ -377,7 +377,6 @@ static group_view look(sched_worker *w, const launch_plan *p) {
     uint64_t fin = ended ? live_mask(p, i) : p->policy->finished(st);
     uint64_t stuck = live_mask(p, i) & ~wait & ~fin;
     if (wait && v.barrier_pc == NO_BARRIER) v.barrier_pc = pc;
-    if (wait && pc != v.barrier_pc) v.other_pc = pc;
     if (stuck && v.stuck_warp < 0) v.stuck_warp = (int)i, v.stuck_lanes = stuck;
     v.waiting |= wait, v.finished |= fin;
   }
@@ -386,14 +385,9 @@ static group_view look(sched_worker *w, const launch_plan *p) {
 
 static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_view *v) {
   const weft_compiled_kernel *k = p->k;
-  char at[96], m[WEFT_MASK_CHARS], bar[BARRIER_AT_BUF], other[BARRIER_AT_BUF];
+  char at[96], m[WEFT_MASK_CHARS], bar[BARRIER_AT_BUF];
   barrier_at(bar, sizeof bar, k, v->barrier_pc);
-  where(at, sizeof at, w, v->other_pc != NO_BARRIER ? -1 : v->stuck_warp);
-  if (v->other_pc != NO_BARRIER)
-    return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
-                    "barriers in kernel '%s' at %s and %s can never complete: the "
-                    "work-items of %s wait at different barriers",
-                    k->name, bar, barrier_at(other, sizeof other, k, v->other_pc), at);
+  where(at, sizeof at, w, v->stuck_warp);
   if (v->stuck_warp >= 0)
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_BARRIER_DEADLOCK,
                     "barrier in kernel '%s' at %s can never complete: lanes %s of %s "
@@ -417,7 +411,9 @@ static weft_status settle_group(sched_worker *w, const launch_plan *p, int *done
                     "kernel '%s': policy '%s' left lanes %s of %s unable to run", p->k->name,
                     p->policy->name, weft_mask_string(m, v.stuck_lanes, p->k->warp), at);
   }
-  if (v.finished || v.stuck_warp >= 0 || v.other_pc != NO_BARRIER) return deadlock(w, p, &v);
+  /* Arrivals count per work-group, not per barrier block (DESIGN.md): warps, or splits, at
+   * different barriers go on together, as on a GPU since Volta. */
+  if (v.finished || v.stuck_warp >= 0) return deadlock(w, p, &v);
   for (unsigned i = 0; i < p->nwarps; i++)
     if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
   w->counters.barriers++;

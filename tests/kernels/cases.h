@@ -63,8 +63,8 @@ struct kcase {
   bool uniform; /* no branch depends on the lane: no divergent branch, no policy call */
   bool structured; /* its divergent branches are structured (lower_region.c): with the policy
                       in code, stack and pc run it without a round trip to the runtime */
-  bool divergent_barrier; /* barriers on both sides of a divergent branch: mp runs them,
-                             stack and pc report them (run_kernels.c) */
+  bool divergent_barrier; /* barriers on both sides of a divergent branch: mp, mp-orec and
+                             pc run them, stack reports them (run_kernels.c) */
   bool per_warp; /* the results depend on W (sub-groups are warps): the oracle gets it */
 };
 

@@ -245,11 +245,9 @@ static weft_status use_policy(weft_context *ctx, const char *variant) {
 }
 
 /* A case with barriers on both sides of a divergent branch: `stack` must report a divergent
- * barrier, `pc` lanes waiting at another barrier than the rest (policy_pc.c); mp runs it. */
+ * barrier; mp, mp-orec and pc run it. */
 static bool divergent_barrier_reported(const kcase *c, const char *policy, weft_status st) {
-  return c->divergent_barrier &&
-         ((!strcmp(policy, "stack") && st == WEFT_ERROR_DIVERGENT_BARRIER) ||
-          (!strcmp(policy, "pc") && st == WEFT_ERROR_BARRIER_DEADLOCK));
+  return c->divergent_barrier && !strcmp(policy, "stack") && st == WEFT_ERROR_DIVERGENT_BARRIER;
 }
 
 /* One launch of case c, with the policy stepped from the generated code (in_code) or from the

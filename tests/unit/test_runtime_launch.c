@@ -213,7 +213,7 @@ static void divergent_barrier(void **state) {
 }
 
 /* 0: if (lid < 4) 1: barrier; else 2: barrier; -- warp 0 and warp 1 wait at different
- * barriers, which can never complete (nor hang). */
+ * barriers, which complete together: arrivals count per work-group (DESIGN.md). */
 static int lid_below_4(const weft_warp_ctx *c, uint64_t i) { return fake_lid(c, i) < 4; }
 static uint32_t twobar_run(weft_warp_ctx *c) {
   for (;;) {
@@ -234,9 +234,9 @@ static void different_barriers(void **state) {
   int32_t out[16];
   weft_arg args[] = {buf_arg(out, sizeof out)};
   weft_ndrange r = range1(16, 8);
-  expect_error(launch(rt, &k, &r, 1, args, NULL), WEFT_ERROR_BARRIER_DEADLOCK,
-               "barriers in kernel 'twobar' at line 21 and line 23 can never complete: the "
-               "work-items of work-group (0,0,0) wait at different barriers");
+  weft_stats s;
+  assert_int_equal(launch(rt, &k, &r, 1, args, &s), WEFT_SUCCESS);
+  assert_int_equal(s.barriers, 2); /* one per work-group */
   runtime_release(rt);
 }
 
