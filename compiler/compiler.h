@@ -270,6 +270,9 @@ void expand_builtins(LLVMModuleRef m);
 void expand_printf(LLVMModuleRef m);
 /* The call's format has a vector conversion left, one it could not expand. */
 int printf_vector_left(LLVMValueRef call);
+/* NULL when call's format is a string literal whose conversions match its arguments; else
+ * what is wrong (lowering refuses it with the line). */
+const char *printf_mismatch(LLVMValueRef call);
 /* --- expand_convert.c: OpenCL's conversions, saturating and in every rounding mode --- */
 typedef enum ir_rounding { /* in the order of the suffixes: "", _rte, _rtz, _rtp, _rtn */
                            ROUND_DEFAULT, /* toward zero to an integer, else to nearest even */

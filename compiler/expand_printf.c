@@ -159,6 +159,52 @@ static LLVMValueRef expand_call(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef 
   return r;
 }
 
+/* Whether argument a can be what conversion c reads, after C's promotions. */
+static int argument_fits(const conversion *c, LLVMValueRef a) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMTypeKind kind = LLVMGetTypeKind(t);
+  char conv = *c->end;
+  size_t len;
+  if (strchr("diouxXc", conv)) {
+    int wide = c->end > c->length && strchr("ljzt", c->end[-1]); /* 64 bits; else an int */
+    return kind == LLVMIntegerTypeKind && (LLVMGetIntTypeWidth(t) == 64) == wide;
+  }
+  if (strchr("fFeEgGaA", conv)) return kind == LLVMDoubleTypeKind;
+  if (conv == 'p') return kind == LLVMPointerTypeKind;
+  return conv == 's' && kind == LLVMPointerTypeKind && format_text(a, &len); /* a literal */
+}
+
+/* printf's format is a string literal whose conversions match the arguments, each as the C
+ * library reads it: anything else would have the C library read arguments that are not there
+ * or take an int for a pointer (and %n write through one). NULL, or what is wrong. */
+const char *printf_mismatch(LLVMValueRef call) {
+  size_t len;
+  const char *fmt = format_text(LLVMGetOperand(call, 0), &len);
+  unsigned n = LLVMGetNumArgOperands(call), used = 1;
+  if (!fmt) return "printf with a format that is not a string literal";
+  conversion c;
+  for (const char *p = fmt, *end = fmt + len; p < end && *p;) {
+    if (*p != '%' || p[1] == '%') {
+      p += *p == '%' ? 2 : 1;
+      continue;
+    }
+    p = parse(p, &c);
+    for (unsigned s = 0; s < c.stars; s++, used++)
+      if (used >= n ||
+          LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, used))) != LLVMIntegerTypeKind)
+        return "printf with a '*' width or precision that has no int argument";
+    if (*c.end == 'n') return "printf's %n (it would write through a pointer)";
+    if (!*c.end || !strchr("diouxXcfFeEgGaAsp", *c.end))
+      return "printf with a conversion that is not one of %d %i %o %u %x %X %c %f %F %e %E %g "
+             "%G %a %A %s %p";
+    if (used >= n) return "printf with more conversions than arguments";
+    if (!argument_fits(&c, LLVMGetOperand(call, used++)))
+      return "printf with an argument of another type than its conversion asks (%s: a string "
+             "literal; %ld, %lu...: a long; %f...: a float or double; %d...: a shorter integer)";
+  }
+  return used < n ? "printf with more arguments than conversions" : NULL;
+}
+
 int printf_vector_left(LLVMValueRef call) {
   size_t len;
   const char *fmt = format_text(LLVMGetOperand(call, 0), &len);

@@ -676,6 +676,8 @@ static LLVMValueRef print(lower *L, LLVMValueRef call) {
   lane_print p = {call, NULL, NULL, ARENA_NEW(L->arena, LLVMValueRef, n)};
   if (printf_vector_left(call))
     return lw_unsupported(L, call, "printf of a vector without its length modifier (%v4hlf)"), NULL;
+  const char *mismatch = printf_mismatch(call);
+  if (mismatch) return lw_unsupported(L, call, mismatch), NULL;
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
     if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)

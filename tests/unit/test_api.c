@@ -88,6 +88,43 @@ static void unsupported_construct_names_line(void **state) {
                                                "vector without its length modifier"));
 }
 
+/* printf's format must be a literal that matches its arguments, as the C library reads them:
+ * else the build fails with the line, before any lane could hand printf an int for a pointer. */
+static void printf_format_must_match(void **state) {
+  weft_context *ctx = *state;
+  static const struct {
+    const char *call, *why;
+  } bad[] = {
+      {"printf(\"%s\\n\", i)", "an argument of another type than its conversion asks"},
+      {"printf(\"%ld\\n\", i)", "an argument of another type than its conversion asks"},
+      {"printf(\"%d %d\\n\", i)", "more conversions than arguments"},
+      {"printf(\"%d\\n\", i, i)", "more arguments than conversions"},
+      {"printf(\"%d%n\\n\", i, a)", "printf's %n"},
+      {"printf(\"%*d\\n\", i)", "more conversions than arguments"},
+      {"printf(\"%q\\n\", i)", "a conversion that is not one of"},
+      {"printf(f, i)", "a format that is not a string literal"},
+  };
+  for (size_t t = 0; t < sizeof bad / sizeof *bad; t++) {
+    char src[512], want[160];
+    snprintf(src, sizeof src,
+             "__kernel void k(__global int *a, __constant char *f) {\n"
+             "  int i = get_global_id(0);\n  %s;\n}\n",
+             bad[t].call);
+    weft_program *p;
+    assert_int_equal(weft_program_build_source(ctx, "pf.cl", src, "-w", &p),
+                     WEFT_ERROR_UNSUPPORTED);
+    snprintf(want, sizeof want, "pf.cl:3: weft does not support %s%s",
+             strncmp(bad[t].why, "printf", 6) ? "printf with " : "", bad[t].why);
+    if (!strstr(weft_last_error(ctx), want)) fail_msg("%s: %s", bad[t].call, weft_last_error(ctx));
+  }
+  weft_program *p; /* every kind of conversion, with the arguments it reads */
+  const char *good = "__kernel void k(__global int *a) {\n  int i = get_global_id(0);\n"
+                     "  printf(\"%*d|%-5.2f|%lu|%hhx|%c|%s|%p|%%\\n\", 3, i, 1.5f, (ulong)i, "
+                     "(uchar)i, 'a', \"s\", a);\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "pg.cl", good, NULL, &p), WEFT_SUCCESS);
+  weft_program_release(p);
+}
+
 static void unknown_kernel_lists_kernels(void **state) {
   weft_context *ctx = *state;
   weft_program *p;
@@ -935,6 +972,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(printf_prints_vectors),
       cmocka_unit_test(branch_on_a_vote_does_not_split),
       cmocka_unit_test(unsupported_construct_names_line),
+      cmocka_unit_test(printf_format_must_match),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
       cmocka_unit_test(options_check_says_why),
