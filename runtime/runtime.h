@@ -220,8 +220,10 @@ typedef struct launch_plan {
 typedef struct sched_worker {
   _Alignas(RT_CACHE_LINE) run_counters counters; /* of the current launch */
   uint64_t serial; /* the launch the buffers are laid out for */
-  char *buf; /* weft_buffer_alloc: all below, __local last */
+  char *buf; /* weft_buffer_alloc: all below but __local memory */
   size_t cap;
+  char *local_buf; /* weft_buffer_alloc: __local memory, apart from the runtime's state */
+  size_t local_cap;
   weft_warp_ctx *ctx; /* per warp */
   char *frames, *states; /* per warp, strides below */
   size_t frame_stride, state_stride;

@@ -1,9 +1,10 @@
 /* The scheduler: runs one work-group to its end on the calling worker.
  *
- * A worker lays out one block per launch (weft_buffer_alloc, so that __local memory, laid out
- * last, ends at a guard page) and reuses it for every work-group it runs: the warps'
- * weft_warp_ctx, their frames, their policy states and counters, and the work-group's __local
- * memory. Each work-group starts from zeroed local memory, and generated code reads a frame
+ * A worker lays out one block per launch and reuses it for every work-group it runs: the warps'
+ * weft_warp_ctx, their frames, their policy states and counters. The work-group's __local
+ * memory is a buffer of its own (weft_buffer_alloc), between guard regions: a kernel that
+ * indexes past either end of it faults, where it would otherwise write over the scheduler's
+ * state or the heap. Each work-group starts from zeroed local memory, and generated code reads a frame
  * value only where its lanes stored it (start_warp), so a run does not depend on which worker
  * ran which work-group before.
  *
@@ -44,8 +45,8 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
-      mul_add(&need, 1, rt_align64(nw)) || mul_add(&need, 1, rt_align64(p->local_bytes)) ||
-      rt_align64(need) < need)
+      mul_add(&need, 1, rt_align64(nw)) || rt_align64(need) < need ||
+      rt_align64(p->local_bytes) < p->local_bytes)
     return WEFT_ERROR_OUT_OF_MEMORY;
   if (need > w->cap) {
     weft_buffer_free(w->buf, w->cap);
@@ -54,16 +55,22 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
     if (!w->buf) return WEFT_ERROR_OUT_OF_MEMORY;
     w->cap = need;
   }
-  /* __local memory comes last and ends where the buffer does, at its guard page: a kernel that
-   * overruns a __local buffer faults there instead of writing over the heap. */
+  if (p->local_bytes > w->local_cap || !w->local_buf) {
+    weft_buffer_free(w->local_buf, w->local_cap);
+    w->local_cap = 0;
+    w->local_buf = weft_buffer_alloc(p->local_bytes);
+    if (!w->local_buf) return WEFT_ERROR_OUT_OF_MEMORY;
+    w->local_cap = p->local_bytes;
+  }
+  /* it ends where its buffer does, at the guard: an overrun faults at once */
+  w->local_mem = w->local_buf + rt_align64(w->local_cap) - rt_align64(p->local_bytes);
   char *at = w->buf + (w->cap - need);
   w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
   w->frames = at, at += nw * w->frame_stride;
   w->states = at, at += nw * w->state_stride;
   w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
   memset(w->pcount, 0, nw * sizeof(policy_counters));
-  w->ended = (unsigned char *)at, at += rt_align64(nw);
-  w->local_mem = at;
+  w->ended = (unsigned char *)at;
   w->serial = p->serial;
   for (unsigned i = 0; i < p->nwarps; i++) warp_setup_launch(w, p, i);
   group_setup_launch(w, p);
@@ -462,7 +469,8 @@ void sched_worker_free(sched_worker *w) {
   free(w->report);
   w->report = NULL;
   weft_buffer_free(w->buf, w->cap);
-  w->buf = NULL;
-  w->cap = 0;
+  weft_buffer_free(w->local_buf, w->local_cap);
+  w->buf = w->local_buf = NULL;
+  w->cap = w->local_cap = 0;
   w->serial = 0;
 }

@@ -130,6 +130,16 @@ test_run_error_local_overrun() {
   expect_memory_fault
 }
 
+# ... and one that writes below the start of a buffer: the __local one (the scheduler's state
+# lay below it), the __global one
+run_underrun() {
+  weft run "$SRC/tests/cli/underrun.cl" -g 64 -l 64 --arg 'i32[64]=zero' --arg 'local:i32[64]' \
+    --arg "i32:$1"
+  expect_memory_fault
+}
+test_run_error_local_underrun() { run_underrun 0; }
+test_run_error_global_underrun() { run_underrun 1; }
+
 # ---- `weft run`: a struct passed by value ----
 
 # its fields as C lays them out (c + a*i + s + b, a negated in odd work-items' own copies)

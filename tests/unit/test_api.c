@@ -650,7 +650,8 @@ static void early_reconvergence_beats_stack_on_figure10_loop(void **state) {
 }
 
 /* weft_buffer_alloc: 64-byte aligned, zero-filled, ending (after at most 63 bytes of padding)
- * at a page that a write faults on; sizes that cannot be mapped give NULL. */
+ * at a page that a write faults on, and with one below its first page too; sizes that cannot be
+ * mapped give NULL. */
 static void buffers_end_at_a_guard_page(void **state) {
   (void)state;
   size_t page = (size_t)sysconf(_SC_PAGESIZE), sizes[] = {0, 1, 100, 4096, 5000};
@@ -662,12 +663,15 @@ static void buffers_end_at_a_guard_page(void **state) {
     assert_int_equal((uintptr_t)(b + used) % page, 0);
     for (size_t j = 0; j < n; j++) assert_int_equal(b[j], 0);
     memset(b, 0xab, used);
-    pid_t child = fork();
-    if (child == 0) /* cmocka catches SIGSEGV: the default action, so that the child dies */
-      signal(SIGSEGV, SIG_DFL), b[used] = 1, _exit(0);
-    int status = 0;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    size_t below = (uintptr_t)b % page + 1; /* the last byte before its first page */
+    for (int side = 0; side < 2; side++) {
+      pid_t child = fork();
+      if (child == 0) /* cmocka catches SIGSEGV: the default action, so that the child dies */
+        signal(SIGSEGV, SIG_DFL), *(side ? b - below : b + used) = 1, _exit(0);
+      int status = 0;
+      assert_int_equal(waitpid(child, &status, 0), child);
+      assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    }
     weft_buffer_free(b, n);
   }
   assert_null(weft_buffer_alloc(SIZE_MAX));
