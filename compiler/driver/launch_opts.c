@@ -14,6 +14,7 @@
  * options only those that define macros, add include folders inside the file's own folder, or
  * set OpenCL and warning flags; the rest is refused, naming the file and line. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,10 +612,16 @@ int launch_read(launch *l, const launch_cmd *cmd, int argc, char **argv) {
 }
 
 /* A kernel that runs past the end of a buffer (each ends at a guard page: weft_buffer_alloc)
- * stops with SIGSEGV; this says so and exits 1, instead of dying with no word. Set before the
- * launch, from the signal handler only written out (write and _exit are async-signal-safe). */
-static char fault_text[512];
+ * stops with SIGSEGV, and clang or LLVM can crash during the build (an internal error, memory
+ * running out: std::bad_alloc aborts); this says which, with the command and the file, and
+ * exits 1, instead of dying with no word. The text is set for the phase, before it starts, and
+ * the signal handler only writes it out (write and _exit are async-signal-safe). */
+static char fault_text[1200];
 static size_t fault_len;
+
+static void set_fault_text(int n) {
+  fault_len = n < 0 ? 0 : (size_t)n < sizeof fault_text ? (size_t)n : sizeof fault_text - 1;
+}
 
 static void on_fault(int sig) {
   (void)sig;
@@ -623,22 +630,45 @@ static void on_fault(int sig) {
    * the middle of a printf can hold stdout, and then the output is left rather than waited
    * for. */
   if (ftrylockfile(stdout) == 0) fflush_unlocked(stdout), funlockfile(stdout);
-  ssize_t written = write(2, fault_text, fault_len);
+  /* The process's stderr: a thread that runs clang has a file table of its own (cc1.c), whose
+   * fd 2 is clang's diagnostics. */
+  int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC);
+  ssize_t written = write(fd >= 0 ? fd : 2, fault_text, fault_len);
   (void)written; /* nothing more to do if stderr is gone */
   _exit(1);
 }
 
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+
+/* The first `n` of crash_signals go to on_fault, the others to their default. On a stack of its
+ * own, so that a stack overflow in clang (deep nesting) is reported too. */
+static void catch_crashes(size_t n) {
+  static char alt[64 << 10];
+  stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+  sigaltstack(&ss, NULL);
+  for (size_t i = 0; i < sizeof crash_signals / sizeof *crash_signals; i++) {
+    struct sigaction sa = {.sa_handler = i < n ? on_fault : SIG_DFL, .sa_flags = SA_ONSTACK};
+    sigemptyset(&sa.sa_mask);
+    sigaction(crash_signals[i], &sa, NULL);
+  }
+}
+
+static void catch_build_crashes(const launch *l) {
+  set_fault_text(snprintf(fault_text, sizeof fault_text,
+                          "weft: %s: the build of %s stopped: clang or LLVM crashed (an internal "
+                          "error, or memory ran out: the line above may say which); nothing was "
+                          "written\n",
+                          l->cmd->name, l->o.file));
+  catch_crashes(sizeof crash_signals / sizeof *crash_signals);
+}
+
 static void catch_faults(const launch *l) {
-  int n = snprintf(fault_text, sizeof fault_text,
-                   "weft: %s: kernel '%s' stopped with a memory fault: it accessed memory outside "
-                   "its buffers (is a buffer, or a __local one, smaller than the NDRange uses?); "
-                   "nothing was written\n",
-                   l->cmd->name, weft_kernel_name(l->s.kernel));
-  fault_len = n < 0 ? 0 : (size_t)n < sizeof fault_text ? (size_t)n : sizeof fault_text - 1;
-  struct sigaction sa = {.sa_handler = on_fault};
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGSEGV, &sa, NULL);
-  sigaction(SIGBUS, &sa, NULL);
+  set_fault_text(snprintf(fault_text, sizeof fault_text,
+                          "weft: %s: kernel '%s' stopped with a memory fault: it accessed memory "
+                          "outside its buffers (is a buffer, or a __local one, smaller than the "
+                          "NDRange uses?); nothing was written\n",
+                          l->cmd->name, weft_kernel_name(l->s.kernel)));
+  catch_crashes(2); /* SIGSEGV and SIGBUS */
 }
 
 /* SIGINT and SIGTERM stop the launch running as its timeout would (weft_context_stop, which
@@ -663,6 +693,7 @@ static void catch_interrupts(const launch *l) {
 int launch_interrupted(void) { return interrupted_by ? 128 + interrupted_by : 0; }
 
 int launch_prepare(launch *l) {
+  catch_build_crashes(l);
   int rc = build(l);
   if (!rc) rc = find_kernel(l);
   if (!rc) rc = check_args(l);

@@ -140,6 +140,23 @@ run_underrun() {
 test_run_error_local_underrun() { run_underrun 0; }
 test_run_error_global_underrun() { run_underrun 1; }
 
+# clang or LLVM crashing in a build (an internal error; std::bad_alloc when memory runs out):
+# the build's file is named and the exit status is 1, never a death by signal with no word
+build_crashed='the build of [^ ]+ stopped: clang or LLVM crashed'
+test_run_error_clang_crash() {
+  weft run "$SRC/tests/cli/clang_crash.cl" -g 1 --arg 'i32[1]=zero'
+  expect_status 1
+  expect_line "weft: run: the build of .*clang_crash.cl stopped: clang or LLVM crashed"
+}
+
+# 300 MB of address space is too little for clang and LLVM: a clear error, or (if it one day
+# fits) a run that works; never an abort
+test_run_error_out_of_memory() {
+  status=0
+  (ulimit -v 300000 && exec "$WEFT" run "$samples/vector_add.cl") >"$out" 2>&1 || status=$?
+  [ "$status" = 0 ] || { expect_status 1 && expect_line "$build_crashed|out of memory"; }
+}
+
 # ---- `weft run`: a struct passed by value ----
 
 # its fields as C lays them out (c + a*i + s + b, a negated in odd work-items' own copies)
