@@ -26,13 +26,19 @@ static const struct {
      &weft_policy_pc_bitcode_size},
 };
 
-/* Internal and inlined, with the warp function's CPU: the bitcode was built for any x86-64. */
+/* Internal and inlined, with the warp function's CPU: the bitcode was built for any x86-64. A
+ * function the policy marks cold (its slow path, `pc`'s arbitration) stays out of line: inlined
+ * at every step site of every warp function, its code would crowd the hot loops' registers
+ * under every policy, since each site carries every policy's steps. */
 static void make_inlined(LLVMContextRef c, LLVMValueRef f) {
   static const char *const target[] = {"target-cpu", "target-features", "tune-cpu"};
   LLVMSetLinkage(f, LLVMInternalLinkage);
   for (size_t i = 0; i < sizeof target / sizeof *target; i++)
     LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, target[i],
                                      (unsigned)strlen(target[i]));
+  if (LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                  LLVMGetEnumAttributeKindForName("cold", 4)))
+    return;
   LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                  LLVMGetEnumAttributeKindForName("noinline", 8));
   LLVMAddAttributeAtIndex(

@@ -86,8 +86,8 @@ static uint32_t lane_pc(const pc_state *s, unsigned i) {
 }
 
 /* Chooses the split that runs next and counts a reconvergence when its lanes came from
- * different events. */
-static void settle(pc_state *s, policy_counters *c) {
+ * different events. The slow path: out of line in warp functions (policy_code.c). */
+__attribute__((cold, noinline)) static void settle(pc_state *s, policy_counters *c) {
   write_implicit(s, s->implicit);
   uint64_t run = s->live & ~s->finished & ~s->waiting;
   uint64_t lo = NO_KEY, hi = NO_KEY, mask = 0;
