@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/DebugInfo.h>
+
 #include "compiler.h"
 
 /* ---- parameters ---- */
@@ -80,6 +82,25 @@ static weft_arg_kind param_kind(LLVMValueRef fn, unsigned i, LLVMValueRef param)
   return space == 3 ? WEFT_ARG_LOCAL : space == 2 ? WEFT_ARG_CONSTANT : WEFT_ARG_GLOBAL;
 }
 
+/* Images, samplers and events: OpenCL C types that name no memory weft could pass (it has no
+ * image support). Read as "a __global buffer" otherwise. */
+static int is_image_type(const char *tn) {
+  size_t n = strlen(tn);
+  if (!strcmp(tn, "sampler_t") || !strcmp(tn, "event_t")) return 1;
+  return (!strncmp(tn, "image1d", 7) || !strncmp(tn, "image2d", 7) || !strncmp(tn, "image3d", 7)) &&
+         n > 2 && !strcmp(tn + n - 2, "_t"); /* image2d_t, image1d_array_t, ...: no pointer */
+}
+
+/* "FILE:LINE: " of the kernel's definition, or "" without debug information. */
+static void kernel_at(LLVMValueRef fn, char *buf, size_t n) {
+  LLVMMetadataRef sp = LLVMGetSubprogram(fn);
+  buf[0] = 0;
+  if (!sp) return;
+  unsigned len = 0;
+  const char *file = LLVMDIFileGetFilename(LLVMDIScopeGetFile(sp), &len);
+  snprintf(buf, n, "%.*s:%u: ", (int)len, file ? file : "", LLVMDISubprogramGetLine(sp));
+}
+
 /* Fills the parameter table and lays out the argument block. */
 static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_compiled_kernel *k,
                                    char **err) {
@@ -94,6 +115,17 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
     p->type_name = md_string(fn, "kernel_arg_type", i);
     p->kind = param_kind(fn, i, param);
     p->type = parse_type_name(p->type_name, &p->vector_width);
+    if (p->type_name && is_image_type(p->type_name)) {
+      char at[300];
+      kernel_at(fn, at, sizeof at);
+      k->params = ps;
+      if (asprintf(err,
+                   "%skernel %s: parameter '%s' of type %s: weft does not support images, "
+                   "samplers or events as parameters (it has no image support)",
+                   at, k->name, p->name, p->type_name) < 0)
+        *err = NULL;
+      return WEFT_ERROR_UNSUPPORTED;
+    }
     LLVMTypeRef by_struct = ir_byval_type(fn, i);
     if (by_struct) { /* its bytes, which setargs copies into the block */
       p->type = WEFT_OTHER, p->vector_width = 1;

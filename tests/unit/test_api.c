@@ -86,6 +86,19 @@ static void unsupported_construct_names_line(void **state) {
   assert_int_equal(weft_program_build_source(ctx, "pv.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
   assert_non_null(strstr(weft_last_error(ctx), "pv.cl:2: weft does not support printf of a "
                                                "vector without its length modifier"));
+  /* images and samplers: refused by name, not taken for a __global buffer */
+  static const char *const image_params[] = {"image2d_t im", "read_only image3d_t im",
+                                             "sampler_t im"};
+  for (size_t i = 0; i < sizeof image_params / sizeof *image_params; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "\n__kernel void k(__global int *o, %s) {\n  o[0] = 1;\n}\n",
+             image_params[i]);
+    assert_int_equal(weft_program_build_source(ctx, "im.cl", text, NULL, &p),
+                     WEFT_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(weft_last_error(ctx), "im.cl:2: kernel k: parameter 'im' of type "));
+    assert_non_null(strstr(weft_last_error(ctx), "weft does not support images, samplers or "
+                                                 "events as parameters"));
+  }
 }
 
 /* printf's format must be a literal that matches its arguments, as the C library reads them:
