@@ -161,6 +161,25 @@ test_run_error_out_of_memory() {
   [ "$status" = 0 ] || { expect_status 1 && expect_line "$build_crashed|out of memory"; }
 }
 
+# ---- the bad-input catalogue (bad_inputs.txt): each bad input gets its clear error and exit
+# status, within the time limit, never a signal ----
+
+test_bad_input_catalogue() {
+  bad=$SRC/tests/cli/bad cli=$SRC/tests/cli n=0 tab=$(printf '\t')
+  while IFS=$tab read -r want regex args; do
+    case "$want" in '#'* | '') continue ;; esac
+    n=$((n + 1))
+    eval "set -- $args"
+    status=0
+    timeout 120 "$WEFT" "$@" >"$out" 2>&1 </dev/null || status=$?
+    [ "$status" -lt 124 ] || fail "weft $args: killed or out of time (status $status)"
+    [ "$status" = "$want" ] || fail "weft $args: exit code $status, expected $want"
+    grep -Eq -e "$regex" "$out" || fail "weft $args: no line matches: $regex"
+  done <"$SRC/tests/cli/bad_inputs.txt"
+  [ "$n" -ge 60 ] || fail "only $n bad inputs in the catalogue"
+  echo "$n bad inputs, each a clear error"
+}
+
 # ---- `weft run`: a struct passed by value ----
 
 # its fields as C lays them out (c + a*i + s + b, a negated in odd work-items' own copies)

@@ -1,0 +1,3 @@
+__kernel void k(__global int *o, image2d_t im) {
+  o[0] = 1;
+}

@@ -1,0 +1,3 @@
+__kernel void syntax(__global int *o) {
+  o[0] = 1
+}
