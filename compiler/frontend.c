@@ -364,7 +364,7 @@ static weft_status check_options(const char *options, frontend_result *out) {
   char opt[128];
   if (!file_refused_option(options, opt, sizeof opt)) return WEFT_SUCCESS;
   if (asprintf(&out->log,
-               "weft: build option '%s' is refused: weft compiles to bitcode in memory, and "
+               "build option '%s' is refused: weft compiles to bitcode in memory, and "
                "options that change what clang writes or where, load code or pass options on "
                "are not allowed",
                opt) < 0)
