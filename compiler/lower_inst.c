@@ -211,12 +211,6 @@ static LLVMValueRef access_mask(lower *L, unsigned k, enum access_mode mode) {
   return mode == PACKED_FULL ? LLVMConstAllOnes(LLVMTypeOf(m)) : m;
 }
 
-static LLVMValueRef const_splat(LLVMValueRef c, unsigned n) {
-  LLVMValueRef e[64];
-  for (unsigned i = 0; i < n; i++) e[i] = c;
-  return LLVMConstVector(e, n);
-}
-
 /* x86 gathers 32- and 64-bit elements only: LLVM loads 8- and 16-bit ones lane by lane, a
  * branch per lane (most of a byte-comparing loop's time). They come instead from a gather of
  * the aligned 32-bit words that hold them, shifted out: an aligned word never crosses a page,
@@ -230,18 +224,18 @@ static int narrow_gather_fits(LLVMTypeRef et, unsigned align) {
 
 static LLVMValueRef narrow_gather(lower *L, LLVMValueRef ps, LLVMValueRef m, LLVMTypeRef vt) {
   unsigned n = LLVMGetVectorSize(vt);
-  if (n > 64) return NULL;
-  LLVMTypeRef i8 = LLVMInt8TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c),
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(L->c),
+              addrs = LLVMVectorType(LLVMInt64TypeInContext(L->c), n),
               words = LLVMVectorType(LLVMInt32TypeInContext(L->c), n);
-  LLVMValueRef low = LLVMBuildAnd(L->b, LLVMBuildPtrToInt(L->b, ps, LLVMVectorType(i64, n), ""),
-                                  const_splat(LLVMConstInt(i64, 3, 0), n), "");
+  LLVMValueRef low = LLVMBuildAnd(L->b, LLVMBuildPtrToInt(L->b, ps, addrs, ""),
+                                  ir_const_int(addrs, 3), "");
   LLVMValueRef back = LLVMBuildNeg(L->b, low, "");
   LLVMValueRef at = LLVMBuildGEP2(L->b, i8, ps, &back, 1, "");
   LLVMValueRef w = lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){words, LLVMTypeOf(at)}, 2,
                                 (LLVMValueRef[]){at, lw_const_i32(L, 4), m, LLVMGetPoison(words)},
                                 4);
-  LLVMValueRef shift = LLVMBuildTrunc(
-      L->b, LLVMBuildShl(L->b, low, const_splat(LLVMConstInt(i64, 3, 0), n), ""), words, "");
+  LLVMValueRef shift = LLVMBuildTrunc(L->b, LLVMBuildShl(L->b, low, ir_const_int(addrs, 3), ""),
+                                      words, "");
   return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, w, shift, ""), vt, "");
 }
 
@@ -257,11 +251,8 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
   }
   LLVMValueRef p = gather_address(L, LLVMGetOperand(ld, 0), mode);
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
-  LLVMValueRef narrow = narrow_gather_fits(lw_elem_type(t),
-                                           (unsigned)LLVMConstIntGetZExtValue(align))
-                            ? narrow_gather(L, ps, m, vt)
-                            : NULL;
-  if (narrow) return narrow;
+  if (narrow_gather_fits(lw_elem_type(t), (unsigned)LLVMConstIntGetZExtValue(align)))
+    return narrow_gather(L, ps, m, vt);
   return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
 }
@@ -404,16 +395,6 @@ static LLVMValueRef lower_shuffle(lower *L, LLVMValueRef inst) {
  * divisor is 0 or -1 (signed) or the lane is inactive (its stale divisor may be anything), then
  * puts the defined value in. */
 
-/* A constant of type t (a scalar or a vector of integers) with every element v. */
-static LLVMValueRef const_like(lower *L, LLVMTypeRef t, uint64_t v) {
-  LLVMValueRef e = LLVMConstInt(lw_elem_type(t), v, 0);
-  unsigned k = lw_width(t);
-  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return e;
-  LLVMValueRef *es = ARENA_NEW(L->arena, LLVMValueRef, k);
-  for (unsigned i = 0; i < k; i++) es[i] = e;
-  return LLVMConstVector(es, k);
-}
-
 static LLVMTypeRef with_elem(LLVMTypeRef t, LLVMTypeRef e) {
   return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(e, LLVMGetVectorSize(t)) : e;
 }
@@ -435,19 +416,19 @@ typedef struct divisor {
 static divisor magic_u32(lower *L, LLVMValueRef d) {
   LLVMTypeRef t = LLVMTypeOf(d), t64 = with_elem(t, LLVMInt64TypeInContext(L->c));
   divisor r;
-  r.d = d = int_op(L, "llvm.umax", d, const_like(L, t, 1));
-  LLVMValueRef below = LLVMBuildSub(L->b, d, const_like(L, t, 1), "");
+  r.d = d = int_op(L, "llvm.umax", d, ir_const_int(t, 1));
+  LLVMValueRef below = LLVMBuildSub(L->b, d, ir_const_int(t, 1), "");
   LLVMValueRef l = LLVMBuildSub(
-      L->b, const_like(L, t, 32),
+      L->b, ir_const_int(t, 32),
       int_op(L, "llvm.ctlz", below, LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)), "");
   LLVMValueRef d64 = LLVMBuildZExt(L->b, d, t64, "");
-  LLVMValueRef pow = LLVMBuildShl(L->b, const_like(L, t64, 1), LLVMBuildZExt(L->b, l, t64, ""), "");
-  LLVMValueRef num = LLVMBuildShl(L->b, LLVMBuildSub(L->b, pow, d64, ""), const_like(L, t64, 32),
+  LLVMValueRef pow = LLVMBuildShl(L->b, ir_const_int(t64, 1), LLVMBuildZExt(L->b, l, t64, ""), "");
+  LLVMValueRef num = LLVMBuildShl(L->b, LLVMBuildSub(L->b, pow, d64, ""), ir_const_int(t64, 32),
                                   "");
-  LLVMValueRef m = LLVMBuildAdd(L->b, LLVMBuildUDiv(L->b, num, d64, ""), const_like(L, t64, 1), "");
+  LLVMValueRef m = LLVMBuildAdd(L->b, LLVMBuildUDiv(L->b, num, d64, ""), ir_const_int(t64, 1), "");
   r.m = LLVMBuildTrunc(L->b, m, t, "");
-  r.s1 = int_op(L, "llvm.umin", l, const_like(L, t, 1));
-  r.s2 = int_op(L, "llvm.usub.sat", l, const_like(L, t, 1));
+  r.s1 = int_op(L, "llvm.umin", l, ir_const_int(t, 1));
+  r.s2 = int_op(L, "llvm.usub.sat", l, ir_const_int(t, 1));
   return r;
 }
 
@@ -469,7 +450,7 @@ static LLVMValueRef udiv_magic(lower *L, LLVMValueRef n, const divisor *dv) {
   LLVMTypeRef wt = with_elem(LLVMTypeOf(n), LLVMInt64TypeInContext(L->c));
   LLVMValueRef m = LLVMBuildZExt(L->b, lw_splat(L, dv->m), wt, "");
   LLVMValueRef t = LLVMBuildMul(L->b, LLVMBuildZExt(L->b, n, wt, ""), m, "");
-  t = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, t, const_like(L, wt, 32), ""), LLVMTypeOf(n), "");
+  t = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, t, ir_const_int(wt, 32), ""), LLVMTypeOf(n), "");
   LLVMValueRef half = LLVMBuildLShr(L->b, LLVMBuildSub(L->b, n, t, ""), lw_splat(L, dv->s1), "");
   return LLVMBuildLShr(L->b, LLVMBuildAdd(L->b, t, half, ""), lw_splat(L, dv->s2), "");
 }
@@ -486,18 +467,18 @@ static LLVMValueRef div_uniform(lower *L, LLVMOpcode op, LLVMValueRef a, LLVMVal
   LLVMValueRef q = udiv_magic(L, un, &dv), sign;
   if (rem) {
     q = LLVMBuildSub(L->b, un, LLVMBuildMul(L->b, q, lw_splat(L, dv.d), ""), "");
-    sign = sgn ? LLVMBuildAShr(L->b, n, const_like(L, v32, 31), "") : NULL;
+    sign = sgn ? LLVMBuildAShr(L->b, n, ir_const_int(v32, 31), "") : NULL;
   } else {
     LLVMValueRef d = sgn ? lw_splat(L, LLVMBuildIntCast2(L->b, lw_scalar_of(L, b), LLVMTypeOf(dv.d),
                                                          1, ""))
                          : NULL;
-    sign = sgn ? LLVMBuildAShr(L->b, LLVMBuildXor(L->b, n, d, ""), const_like(L, v32, 31), "")
+    sign = sgn ? LLVMBuildAShr(L->b, LLVMBuildXor(L->b, n, d, ""), ir_const_int(v32, 31), "")
                : NULL;
   }
   if (sign) q = LLVMBuildSub(L->b, LLVMBuildXor(L->b, q, sign, ""), sign, "");
   q = LLVMBuildIntCast2(L->b, q, vt, sgn, "");
   LLVMValueRef d = lw_scalar_of(L, b);
-  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, d, const_like(L, LLVMTypeOf(d), 0), "");
+  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, d, ir_const_int(LLVMTypeOf(d), 0), "");
   return LLVMBuildSelect(L->b, lw_splat(L, zero), rem ? a : LLVMConstAllOnes(vt), q, "");
 }
 
@@ -507,12 +488,12 @@ static LLVMValueRef div_defined(lower *L, LLVMOpcode op, LLVMValueRef a, LLVMVal
                                 LLVMValueRef active) {
   int sgn = op == LLVMSDiv || op == LLVMSRem, rem = op == LLVMURem || op == LLVMSRem;
   LLVMTypeRef t = LLVMTypeOf(b);
-  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, b, const_like(L, t, 0), "");
+  LLVMValueRef zero = LLVMBuildICmp(L->b, LLVMIntEQ, b, ir_const_int(t, 0), "");
   LLVMValueRef minus1 = sgn ? LLVMBuildICmp(L->b, LLVMIntEQ, b, LLVMConstAllOnes(t), "") : NULL;
   LLVMValueRef by1 = minus1 ? LLVMBuildOr(L->b, zero, minus1, "") : zero;
   if (active) by1 = LLVMBuildOr(L->b, by1, LLVMBuildNot(L->b, active, ""), "");
   LLVMValueRef q = LLVMBuildBinOp(L->b, op, a,
-                                  LLVMBuildSelect(L->b, by1, const_like(L, t, 1), b, ""), "");
+                                  LLVMBuildSelect(L->b, by1, ir_const_int(t, 1), b, ""), "");
   /* x % 1 is the 0 that x % -1 is; x / 1 is x, where x / -1 is -x (which wraps for INT_MIN) */
   if (minus1 && !rem) q = LLVMBuildSelect(L->b, minus1, LLVMBuildNeg(L->b, a, ""), q, "");
   return LLVMBuildSelect(L->b, zero, rem ? a : LLVMConstAllOnes(t), q, "");
