@@ -159,6 +159,15 @@ static LLVMValueRef expand_call(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef 
   return r;
 }
 
+/* The next conversion of the format from *p to end into c, past text and %%; 0 when there is
+ * none left. *p moves past it. */
+static int next_conversion(const char **p, const char *end, conversion *c) {
+  while (*p < end && (**p != '%' || (*p)[1] == '%')) *p += **p == '%' ? 2 : 1;
+  if (*p >= end) return 0;
+  *p = parse(*p, c);
+  return 1;
+}
+
 /* Whether argument a can be what conversion c reads, after C's promotions. */
 static int argument_fits(const conversion *c, LLVMValueRef a) {
   LLVMTypeRef t = LLVMTypeOf(a);
@@ -183,12 +192,8 @@ const char *printf_mismatch(LLVMValueRef call) {
   unsigned n = LLVMGetNumArgOperands(call), used = 1;
   if (!fmt) return "printf with a format that is not a string literal";
   conversion c;
-  for (const char *p = fmt, *end = fmt + len; p < end && *p;) {
-    if (*p != '%' || p[1] == '%') {
-      p += *p == '%' ? 2 : 1;
-      continue;
-    }
-    p = parse(p, &c);
+  const char *p = fmt, *end = fmt + strnlen(fmt, len); /* the C library stops at a NUL */
+  while (next_conversion(&p, end, &c)) {
     for (unsigned s = 0; s < c.stars; s++, used++)
       if (used >= n ||
           LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, used))) != LLVMIntegerTypeKind)
@@ -209,10 +214,9 @@ int printf_vector_left(LLVMValueRef call) {
   size_t len;
   const char *fmt = format_text(LLVMGetOperand(call, 0), &len);
   conversion c;
-  for (const char *p = fmt, *end = fmt + len; p && p < end;)
-    if (*p != '%') p++;
-    else if (p[1] == '%') p += 2;
-    else if ((p = parse(p, &c)), c.width) return 1;
+  const char *p = fmt;
+  while (fmt && next_conversion(&p, fmt + len, &c))
+    if (c.width) return 1;
   return 0;
 }
 
