@@ -2,8 +2,8 @@
  * SIGSEGV at its first access beyond (at most 63 bytes of padding lie between), and one that
  * runs below its start (past what padding the first page has) stops the same way: memory from
  * malloc, or the runtime's own state next to __local memory, would be overwritten without a
- * word. Each guard is GUARD bytes of address space, never of memory, so that an index that
- * jumps a page or two still lands in it. */
+ * word. Each guard is at least GUARD_MIN bytes of address space, never of memory, so that an
+ * index that jumps a page or two still lands in it. */
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>

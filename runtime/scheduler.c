@@ -4,17 +4,18 @@
  * weft_warp_ctx, their frames, their policy states and counters. The work-group's __local
  * memory is a buffer of its own (weft_buffer_alloc), between guard regions: a kernel that
  * indexes past either end of it faults, where it would otherwise write over the scheduler's
- * state or the heap. Each work-group starts from zeroed local memory, and generated code reads a frame
- * value only where its lanes stored it (start_warp), so a run does not depend on which worker
- * ran which work-group before.
+ * state or the heap. Each work-group starts from zeroed local memory, and generated code reads
+ * a frame value only where its lanes stored it (start_warp), so a run does not depend on which
+ * worker ran which work-group before.
  *
  * Every warp's first call runs without its policy, chained to the next warp's (first_calls), so
  * warps that never diverge run a work-group in one call into generated code. Then the loop runs
  * every warp's runnable splits (greedily, a warp until its policy has nothing left to run) and
  * hands each event of the warp function to the policy. When no warp can run, every work-item has
- * either finished or waits: if all of them wait at the same barrier, the barrier completes and
- * the loop goes on; if all finished, the work-group is done; anything else can never make
- * progress and is reported (WEFT_ERROR_BARRIER_DEADLOCK). Each round either ends, fails, or
+ * either finished or waits: if all of them wait at a barrier (any barrier: arrivals count per
+ * work-group, DESIGN.md), the barrier completes and the loop goes on; if all finished, the
+ * work-group is done; anything else can never make progress and is reported
+ * (WEFT_ERROR_BARRIER_DEADLOCK). Each round either ends, fails, or
  * completes a barrier, so the loop itself never spins. */
 #include <stdatomic.h>
 #include <stdlib.h>
