@@ -33,7 +33,8 @@ typedef struct work {
   weft_ndrange range;
   weft_arg args[MAX_ARGS];
   unsigned nargs;
-  weft_stats stats;   /* of the last run, summed over its launches */
+  int counting;       /* launches ask for stats: only the untimed warm-up does (they cost) */
+  weft_stats stats;   /* of the warm-up, summed over its launches */
   uint64_t launches;  /* in the last run */
   void *out, *ref;
   size_t out_bytes;

@@ -64,30 +64,43 @@ static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
   }
 }
 
-/* What the blocks counted since the running split's lanes last changed, in counter_field's
- * order; the count starts again from 0. */
-static void counts_now(lower *L, LLVMValueRef v[4]) {
+LLVMBasicBlockRef lw_counting_begin(lower *L) {
+  LLVMBasicBlockRef count = LLVMAppendBasicBlockInContext(L->c, L->fn, "count"),
+                    done = LLVMAppendBasicBlockInContext(L->c, L->fn, "counted");
+  LLVMValueRef on = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counting), i32t(L));
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, on, lw_const_i32(L, 0), ""), count, done);
+  LLVMPositionBuilderAtEnd(L->b, count);
+  return done;
+}
+
+void lw_counting_end(lower *L, LLVMBasicBlockRef done) {
+  LLVMBuildBr(L->b, done);
+  LLVMPositionBuilderAtEnd(L->b, done);
+}
+
+/* Adds what the blocks counted since the running split's lanes last changed to dst[], in
+ * counter_field's order, when the launch counts; the count starts again from 0 either way. */
+static void count_into(lower *L, LLVMValueRef dst[4]) {
+  LLVMBasicBlockRef done = lw_counting_begin(L);
   LLVMValueRef lanes, groups;
   count_active(L, &lanes, &groups);
   LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
   LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
   LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
                                      "");
-  v[0] = blocks, v[1] = instrs, v[2] = LLVMBuildMul(L->b, instrs, lanes, "");
-  v[3] = LLVMBuildMul(L->b, blocks, groups, "");
+  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, lanes, ""),
+                       LLVMBuildMul(L->b, blocks, groups, "")};
+  for (int i = 0; i < 4; i++) add_to(L, dst[i], v[i]);
+  lw_counting_end(L, done);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
 }
 
-void lw_count_warp(lower *L) {
-  LLVMValueRef v[4];
-  counts_now(L, v);
-  for (int i = 0; i < 4; i++) add_to(L, L->counted[i], v[i]);
-}
+void lw_count_warp(lower *L) { count_into(L, L->counted); }
 
 void lw_count_to_ctx(lower *L) {
-  LLVMValueRef v[4];
-  counts_now(L, v);
-  for (int i = 0; i < 4; i++) add_to(L, lw_ctx_field(L, counter_field[i]), v[i]);
+  LLVMValueRef dst[4];
+  for (int i = 0; i < 4; i++) dst[i] = lw_ctx_field(L, counter_field[i]);
+  count_into(L, dst);
 }
 
 void lw_flush_counts(lower *L) {
@@ -161,7 +174,8 @@ void lw_chain_or(lower *L, LLVMBasicBlockRef none) {
   LLVMPositionBuilderAtEnd(L->b, next);
   if (L->part == 0) {
     lw_count_warp(L);
-    LLVMAddIncoming(L->ctx, &chain, &next, 1);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b); /* counting added blocks */
+    LLVMAddIncoming(L->ctx, &chain, &from, 1);
     LLVMBuildBr(L->b, L->start);
   } else {
     lw_flush_counts(L);

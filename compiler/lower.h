@@ -114,6 +114,10 @@ void lw_write_phis(lower *L, int from, const edge *e, int n);
 LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond); /* the running lanes where cond is 1 */
 /* The running lanes where `x pred y` holds: x a kernel value, y a scalar (as a W-bit i64). */
 LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y);
+/* Code between begin and end (which joins at the block begin returns) runs only when the
+ * launch counts (ctx->counting): the blocks, lanes and masked branches of the stats. */
+LLVMBasicBlockRef lw_counting_begin(lower *L);
+void lw_counting_end(lower *L, LLVMBasicBlockRef done);
 void lw_count_warp(lower *L); /* adds the warp's counters to L->counted */
 void lw_count_to_ctx(lower *L); /* adds them to ctx's */
 void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */

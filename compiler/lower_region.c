@@ -101,6 +101,7 @@ void lw_region_setup(lower *L) {
  * Into ctx's region counters, which the scheduler adds to the policy's. */
 static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMBasicBlockRef done = lw_counting_begin(L);
   LLVMValueRef met = LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""), i64, "");
   size_t field[3] = {offsetof(weft_warp_ctx, region_divergent_branches),
                      offsetof(weft_warp_ctx, region_reconvergences),
@@ -111,6 +112,7 @@ static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
     LLVMValueRef p = lw_ctx_field(L, field[i]);
     LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), add[i], ""), p);
   }
+  lw_counting_end(L, done);
 }
 
 /* The running split becomes the lanes m: what ran so far counts for the lanes that ran it. */

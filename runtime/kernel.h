@@ -124,7 +124,10 @@ typedef struct weft_warp_ctx {
   uint32_t regions; /* the structured branches that run masked: WEFT_REGIONS_* */
   uint32_t steps;
   uint32_t started;
-  uint32_t pad_;
+  /* 1 when the launch reports stats or is traced: only then does the code count blocks, lanes
+   * and the structured branches it ran masked (below). The counts cost a third of the time of
+   * a loop full of divergent branches, so a launch that asks for no stats does not pay them. */
+  uint32_t counting;
   const struct weft_compiled_kernel *kernel;
   /* Set by generated code before it returns. */
   uint32_t event; /* enum weft_event */

@@ -399,6 +399,7 @@ weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *
   if (s == WEFT_SUCCESS && trace) s = check_trace(trace, &p, err, errlen);
   if (s != WEFT_SUCCESS) return s;
   p.trace = trace ? &tr : NULL;
+  p.counting = stats || trace; /* what is not reported is not counted */
 
   double start = rt_now_ms();
   uint64_t *offsets = calloc(k->nparams + 1, sizeof *offsets);

@@ -212,6 +212,7 @@ typedef struct launch_plan {
   trace_run *trace; /* NULL: no warp is traced */
   uint32_t steps; /* the policy whose steps the warp function takes: WEFT_STEPS_*, 0 none */
   uint32_t regions; /* ctx->regions: the structured branches that run masked (kernel.h) */
+  uint32_t counting; /* ctx->counting: the launch reports stats or is traced */
   const _Atomic uint32_t *stop; /* the watchdog's flag (weft_group.stop), a WATCH_ value */
 } launch_plan;
 

@@ -118,6 +118,7 @@ static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i)
   memset(c, 0, sizeof *c);
   c->group = &w->group;
   c->frame = w->frames + i * w->frame_stride;
+  c->counting = p->counting;
   for (unsigned lane = 0; lane < width; lane++) {
     uint64_t linear = (uint64_t)i * width + lane;
     if (linear >= p->group_items) break;

@@ -316,6 +316,35 @@ static void ndrange_shapes(void **state) {
   runtime_release(rt);
 }
 
+/* ---- counting: the generated code counts blocks and lanes only for a launch that reports
+ *      stats (ctx->counting); each lane writes what its warp was told ---- */
+
+static uint32_t counting_run(weft_warp_ctx *c) {
+  int32_t *out = *(int32_t *const *)c->group->args;
+  fake_exec(c);
+  FOR_LANES(c->mask, i) out[fake_gid(c, i)] = (int32_t)c->counting;
+  fake_jump(c, 1);
+  return c->event;
+}
+
+static void counting_only_with_stats(void **state) {
+  (void)state;
+  fake_config(4, 4, NULL);
+  weft_runtime *rt = make_rt(2);
+  weft_compiled_kernel k = fake_kernel("counting", counting_run, FAKE_SETARGS(loop_setargs), 1,
+                                       ids_ipdom, 1, loop_params, 8);
+  int32_t out[32];
+  weft_arg args[] = {buf_arg(out, sizeof out)};
+  weft_ndrange r = range1(32, 8);
+  weft_stats s;
+  for (int with = 0; with < 2; with++) {
+    memset(out, 0xff, sizeof out);
+    assert_int_equal(launch(rt, &k, &r, 1, args, with ? &s : NULL), WEFT_SUCCESS);
+    for (int i = 0; i < 32; i++) assert_int_equal(out[i], with);
+  }
+  runtime_release(rt);
+}
+
 /* ---- every argument kind and scalar type through libffi ---- */
 
 typedef struct all_args {
@@ -698,6 +727,7 @@ int main(void) {
       cmocka_unit_test(different_barriers),
       cmocka_unit_test(barrier_local_exchange),
       cmocka_unit_test(ndrange_shapes),
+      cmocka_unit_test(counting_only_with_stats),
       cmocka_unit_test(arguments_through_ffi),
       cmocka_unit_test(argument_errors),
       cmocka_unit_test(ndrange_errors),
