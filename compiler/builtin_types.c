@@ -76,6 +76,11 @@ static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_ty
   if (!strncmp(name, "is", 2) || !strcmp(name, "signbit")) /* relational: ints of its width */
     return LLVMVectorType(LLVMIntTypeInContext(c, v->code == 'd' ? 64 : 32), v->width);
   if (!strncmp(name, "convert_", 8)) return converted(c, name + 8);
+  if (!strcmp(name, "upsample")) { /* hi and lo, in an element of twice their bits */
+    LLVMTypeRef e = scalar_type(c, v->code);
+    if (LLVMGetTypeKind(e) != LLVMIntegerTypeKind) return NULL;
+    return LLVMVectorType(LLVMIntTypeInContext(c, 2 * LLVMGetIntTypeWidth(e)), v->width);
+  }
   return LLVMVectorType(scalar_type(c, v->code), v->width);
 }
 
@@ -96,7 +101,7 @@ static void rewrite_calls(LLVMValueRef fn, LLVMValueRef to, LLVMBuilderRef b) {
     if (LLVMGetTypeKind(LLVMGetReturnType(ft)) != LLVMVoidTypeKind)
       LLVMReplaceAllUsesWith(call, LLVMGetReturnType(ft) == LLVMGetReturnType(nt)
                                        ? r
-                                       : LLVMBuildBitCast(b, r, LLVMGetReturnType(ft), ""));
+                                       : ir_bitcast_abi(b, r, LLVMGetReturnType(ft)));
     LLVMInstructionEraseFromParent(call);
   }
 }

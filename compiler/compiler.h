@@ -140,6 +140,9 @@ LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, L
 /* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
  * struct, a builtin's float8), or NULL. */
 LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
+/* v as type t of the same ABI size: a bitcast, but that a 3-vector has the bits of the 4-vector
+ * it is stored as (short3 and double are 8 bytes), its fourth element poison. */
+LLVMValueRef ir_bitcast_abi(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef t);
 /* Argument a, as the x86-64 calling convention passed it (as it is, in memory through a byval
  * pointer, or as a scalar of the same bits), in its real type. */
 LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real);

@@ -125,10 +125,10 @@ static LLVMValueRef minmax(LLVMBuilderRef b, LLVMModuleRef m, const char *name, 
 static LLVMValueRef clamp_to(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, int x_unsigned,
                              unsigned bits, int to_unsigned) {
   unsigned from = ir_scalar_bits(LLVMTypeOf(x));
-  unsigned long long x_max = max_of(from, x_unsigned), to_max = max_of(bits, to_unsigned);
+  unsigned long long to_max = max_of(bits, to_unsigned);
   if (!x_unsigned && to_unsigned) x = minmax(b, m, "llvm.smax", x, 0, 0);
   else if (!x_unsigned && bits < from) x = minmax(b, m, "llvm.smax", x, ~to_max, 1);
-  if (to_max < x_max)
+  if (bits - !to_unsigned < from - !x_unsigned) /* the magnitudes' bits: 2^128 does not fit */
     x = minmax(b, m, x_unsigned ? "llvm.umin" : "llvm.smin", x, to_max, !to_unsigned);
   return x;
 }

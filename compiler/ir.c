@@ -96,8 +96,26 @@ LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned param) {
   return a ? LLVMGetTypeAttributeValue(a) : NULL;
 }
 
+/* The first n elements of vector v as a vector of n; past v's own they are poison. */
+static LLVMValueRef first_elements(LLVMBuilderRef b, LLVMValueRef v, unsigned n) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)));
+  LLVMValueRef idx[4];
+  for (unsigned i = 0; i < n; i++)
+    idx[i] = i < LLVMGetVectorSize(LLVMTypeOf(v)) ? LLVMConstInt(i32, i, 0) : LLVMGetPoison(i32);
+  return LLVMBuildShuffleVector(b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, n), "");
+}
+
+static int is_vector3(LLVMTypeRef t) { return ir_is_vector(t) && LLVMGetVectorSize(t) == 3; }
+
+LLVMValueRef ir_bitcast_abi(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef t) {
+  if (is_vector3(LLVMTypeOf(v))) v = first_elements(b, v, 4);
+  if (!is_vector3(t)) return LLVMBuildBitCast(b, v, t, "");
+  LLVMTypeRef four = LLVMVectorType(LLVMGetElementType(t), 4);
+  return first_elements(b, LLVMBuildBitCast(b, v, four, ""), 3);
+}
+
 LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real) {
   if (LLVMTypeOf(a) == real) return a;
   if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) return LLVMBuildLoad2(b, real, a, "");
-  return LLVMBuildBitCast(b, a, real, "");
+  return ir_bitcast_abi(b, a, real);
 }

@@ -280,6 +280,20 @@ static LLVMValueRef geometric(lower *L, const char *n, LLVMValueRef *a, LLVMValu
   return NULL;
 }
 
+/* pown(x, n): |x|^n, negative for a negative x and an odd n. The parity is n's own: n as a
+ * float is even above 2^24. pow of an integral y gives the edge cases (0, inf, NaN^0 = 1). */
+static LLVMValueRef pown(lower *L, LLVMValueRef x, LLVMValueRef n) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef mag = libmvec(
+      L, "pow",
+      (LLVMValueRef[]){lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1), LLVMBuildSIToFP(L->b, n, t, "")},
+      2);
+  if (!mag) return NULL;
+  LLVMValueRef odd = LLVMBuildTrunc(L->b, n, ir_int_shaped(LLVMTypeOf(n), 1), "");
+  LLVMValueRef signed_ = lw_intrinsic(L, "llvm.copysign", &t, 1, (LLVMValueRef[]){mag, x}, 2);
+  return LLVMBuildSelect(L->b, odd, signed_, mag, "");
+}
+
 static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMValueRef call) {
   LLVMBuilderRef b = L->b;
   LLVMValueRef geo = geometric(L, n, a, call);
@@ -298,14 +312,12 @@ static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMV
                            fconst(a[1], 1), "");
   if (!strcmp(n, "degrees")) return LLVMBuildFMul(b, a[0], fconst(a[0], 57.29577951308232), "");
   if (!strcmp(n, "radians")) return LLVMBuildFMul(b, a[0], fconst(a[0], 0.017453292519943295), "");
-  if (!strcmp(n, "fdim"))
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, a[0], a[1], ""),
-                           LLVMBuildFSub(b, a[0], a[1], ""), fconst(a[0], 0), "");
+  if (!strcmp(n, "fdim")) /* x - y, +0 where x <= y; NaN from a NaN */
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLE, a[0], a[1], ""), fconst(a[0], 0),
+                           LLVMBuildFSub(b, a[0], a[1], ""), "");
   if (!strcmp(n, "fmod")) return LLVMBuildFRem(b, a[0], a[1], "");
   if (!strcmp(n, "maxmag") || !strcmp(n, "minmag")) return magnitude(L, n[1] == 'a', a[0], a[1]);
-  if (!strcmp(n, "pown")) /* pow of an integral y is exact where x^y is: signs, 0, inf */
-    return libmvec(L, "pow", (LLVMValueRef[]){a[0], LLVMBuildSIToFP(b, a[1], LLVMTypeOf(a[0]), "")},
-                   2);
+  if (!strcmp(n, "pown")) return pown(L, a[0], a[1]);
   if (!strcmp(n, "native_divide")) return LLVMBuildFDiv(b, a[0], a[1], "");
   if (!strcmp(n, "native_recip")) return LLVMBuildFDiv(b, fconst(a[0], 1.0), a[0], "");
   if (!strcmp(n, "sign")) {
@@ -315,7 +327,7 @@ static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMV
                                                      LLVMBuildFCmp(b, LLVMRealOLT, a[0], zero, ""),
                                                      fconst(a[0], -1.0), a[0], ""),
                                      "");
-    return s;
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, a[0], a[0], ""), zero, s, "");
   }
   lw_unsupported(L, call, "this math builtin");
   return NULL;

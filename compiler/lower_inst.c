@@ -65,9 +65,11 @@ static LLVMValueRef element_ptrs(lower *L, LLVMValueRef p, unsigned k, size_t es
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), wide, &off, 1, "");
 }
 
+/* Lanes' elements follow each other in memory: a 3-vector's stride is its 3 elements, not the
+ * 4 it takes in a variable (vstore3 to p + 4 * i is a scatter). */
 static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
   value_fact f = divergence_of(L->dv, addr);
-  return f.shape == AFFINE && f.stride == (int64_t)LLVMABISizeOfType(L->td, t);
+  return f.shape == AFFINE && f.stride == (int64_t)LLVMStoreSizeOfType(L->td, t);
 }
 
 /* How an access runs: as a gather/scatter (GATHER_AFFINE: a lane-affine one, when the launch
@@ -186,7 +188,7 @@ static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t,
       (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
   LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
   LLVMValueRef back = LLVMBuildMul(
-      L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMABISizeOfType(L->td, t)), "");
+      L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMStoreSizeOfType(L->td, t)), "");
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane), &back, 1, "");
 }
 

@@ -598,6 +598,44 @@ void oracle_common_builtins(kio *io) {
   }
 }
 
+/* builtin_edges: the edge cases spelled out; mad_sat in 128 bits. */
+static int64_t sat64(__int128 v) {
+  return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+void oracle_builtin_edges(kio *io) {
+  const uint16_t *s = IN(uint16_t, 0);
+  const uint8_t *c = IN(uint8_t, 1);
+  const int32_t *n = IN(int32_t, 2);
+  uint16_t *o16 = OUT(uint16_t, 3);
+  uint8_t *o8 = OUT(uint8_t, 4);
+  float *f = OUT(float, 5);
+  int64_t *r = OUT(int64_t, 6);
+  for (size_t i = 0; i < N(io); i++) {
+    const uint8_t *b = c + 3 * i;
+    int k = n[i], m = (int)i;
+    for (int e = 0; e < 3; e++) { /* the fourth element of each keeps its 7 and 9 */
+      o16[4 * i + e] = (uint16_t)(s[3 * i + e] + e + 1);
+      o8[4 * i + e] = i & 1 ? b[e] ^ 0x5a : b[e];
+    }
+    float x = m % 5 == 0 ? NAN : (float)(m % 7) - 3.0f,
+          y = m % 3 == 0 ? NAN : (float)(m % 4) - 1.5f;
+    f[6 * i] = (float)(b[0] + 2 * b[1] + 4 * b[2]);
+    f[6 * i + 1] = (float)(b[0] - b[1] + b[2]);
+    f[6 * i + 2] = isnan(x) ? 0.0f : x > 0 ? 1.0f : x < 0 ? -1.0f : x;
+    f[6 * i + 3] = isnan(fdimf(x, y)) ? -7.0f : fdimf(x, y);
+    f[6 * i + 4] = k & 1 ? -1.0f : 1.0f;
+    f[6 * i + 5] = (k & 1 ? -1.0f : 1.0f) * (float)(1 << (k & 7));
+    int16_t ux = (int16_t)((uint16_t)((uint8_t)(m - 100) << 8) | (uint8_t)(3 * m));
+    int16_t uy = (int16_t)((uint16_t)((uint8_t)m << 8) | (uint8_t)~m);
+    r[4 * i] = ux + 65536LL * uy;
+    unsigned __int128 u = (unsigned __int128)(UINT64_MAX - i % 4) * (i % 3) + i % 5;
+    r[4 * i + 1] = (int64_t)(u > UINT64_MAX ? UINT64_MAX : (uint64_t)u);
+    r[4 * i + 2] = sat64((__int128)(INT64_MAX - m % 4) * (m % 3 - 1) + (m % 5 - 2));
+    r[4 * i + 3] = sat64((__int128)(INT64_MIN + m % 4) * (m % 3) - m % 5);
+  }
+}
+
 /* ---- conversions: rounding by hand, and C's own conversions under fesetround. The source and
  * the result pass through volatiles: GCC would move the conversion across the fesetround call
  * otherwise, even with -frounding-math. ---- */
