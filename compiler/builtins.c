@@ -213,7 +213,7 @@ static char first_scalar(const char *p) {
 static builtin_kind classify(const char *name, char arg0) {
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
     if (!strcmp(exact[i].name, name)) return exact[i].kind;
-  int fp = arg0 == 'f' || arg0 == 'd';
+  int fp = arg0 == 'f' || arg0 == 'd' || arg0 == 'D'; /* D: half */
   if (in_list(math_names, name)) return BI_MATH;
   if (in_list(integer_names, name)) return fp ? BI_MATH : BI_INTEGER;
   if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) return BI_ATOMIC;

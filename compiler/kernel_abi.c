@@ -53,11 +53,19 @@ static const type_name scalar_names[] = {{"unsigned char", WEFT_U8}, {"uchar", W
                                          {"long", WEFT_I64},         {"float", WEFT_F32},
                                          {"double", WEFT_F64},       {"bool", WEFT_U8}};
 
-/* "const float4*" -> F32, width 4. */
+/* "const float4*" -> F32, width 4; a base type as clang spells a typedef's vector,
+ * "float __attribute__((ext_vector_type(4)))*", is read as float4*. */
 static weft_type parse_type_name(const char *tn, unsigned *width) {
+  static const char ext[] = " __attribute__((ext_vector_type(";
   char buf[128];
   snprintf(buf, sizeof buf, "%s", tn);
-  char *p = buf;
+  char *p = buf, *v = strstr(buf, ext);
+  if (v) { /* the width after the scalar's name, then what followed the attribute */
+    const char *after = strstr(v, ")))");
+    char rest[sizeof buf];
+    snprintf(rest, sizeof rest, "%s", after ? after + 3 : "");
+    snprintf(v, sizeof buf - (size_t)(v - buf), "%d%s", atoi(v + sizeof ext - 1), rest);
+  }
   for (const char *q; (q = strstr(p, "const ")) == p || (q = strstr(p, "volatile ")) == p;)
     p += strchr(p, ' ') - p + 1;
   char *star = strchr(p, '*');
@@ -114,7 +122,9 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
     p->name = md_string(fn, "kernel_arg_name", i);
     p->type_name = md_string(fn, "kernel_arg_type", i);
     p->kind = param_kind(fn, i, param);
-    p->type = parse_type_name(p->type_name, &p->vector_width);
+    char *base = md_string(fn, "kernel_arg_base_type", i); /* a typedef resolved */
+    p->type = parse_type_name(strcmp(base, "?") ? base : p->type_name, &p->vector_width);
+    free(base);
     if (p->type_name && is_image_type(p->type_name)) {
       char at[300];
       kernel_at(fn, at, sizeof at);

@@ -726,11 +726,51 @@ static int has_prefix(const char *const *list, const char *name) {
   return 0;
 }
 
+/* llvm.memset, memcpy and memmove (a zeroed private array, a struct assigned): the intrinsic
+ * itself on each active lane's pointers and length, in lane order; once when all are uniform. */
+typedef struct lane_mem {
+  LLVMTypeRef type;
+  LLVMValueRef fn, args[4];
+  int varying[4];
+} lane_mem;
+
+static LLVMValueRef mem_lane(lower *L, const void *arg, unsigned l) {
+  const lane_mem *m = arg;
+  LLVMValueRef a[4];
+  for (int i = 0; i < 4; i++) a[i] = m->varying[i] ? lane(L, m->args[i], l) : m->args[i];
+  LLVMBuildCall2(L->b, m->type, m->fn, a, 4, "");
+  return lw_const_i32(L, 0);
+}
+
+static LLVMValueRef mem_intrinsic(lower *L, LLVMValueRef call, int uniform) {
+  unsigned id = LLVMGetIntrinsicID(LLVMGetCalledValue(call));
+  int set = LLVMGetNumArgOperands(call) == 4 &&
+            LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, 1))) != LLVMPointerTypeKind;
+  LLVMTypeRef over[3] = {LLVMTypeOf(LLVMGetOperand(call, 0)), LLVMTypeOf(LLVMGetOperand(call, 1)),
+                         LLVMTypeOf(LLVMGetOperand(call, 2))};
+  if (set) over[1] = over[2]; /* memset(p, byte, n): overloaded on p and n */
+  unsigned nover = set ? 2 : 3;
+  lane_mem m = {.type = LLVMIntrinsicGetType(L->c, id, over, nover),
+                .fn = LLVMGetIntrinsicDeclaration(L->m, id, over, nover)};
+  int any = 0;
+  for (int i = 0; i < 4; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, (unsigned)i);
+    any |= m.varying[i] = !uniform && !is_uniform(L, a);
+    m.args[i] = m.varying[i] ? lw_vector_of(L, a) : lw_scalar_of(L, a);
+  }
+  if (!any) LLVMBuildCall2(L->b, m.type, m.fn, m.args, 4, "");
+  else each_active_lane(L, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), mem_lane, &m);
+  return NULL;
+}
+
 static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
   LLVMValueRef callee = LLVMGetCalledValue(call);
   size_t len;
   const char *name = LLVMGetValueName2(callee, &len);
   if (has_prefix(no_effect, name)) return NULL;
+  static const char *const memory[] = {"llvm.memset.", "llvm.memcpy.", "llvm.memmove.", NULL};
+  if (LLVMGetIntrinsicID(callee) && has_prefix(memory, name) && LLVMGetNumArgOperands(call) == 4)
+    return mem_intrinsic(L, call, uniform);
   if (!LLVMGetIntrinsicID(callee) || !has_prefix(elementwise, name)) {
     char what[160];
     snprintf(what, sizeof what, "calls of '%s'", name);

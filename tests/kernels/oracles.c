@@ -491,6 +491,16 @@ void oracle_types_char(kio *io) {
   }
 }
 
+void oracle_struct_copies(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    int x = IN(int32_t, 0)[i], m = x & 1023, k = (x & 0xffff) % 24, j = abs(x % 3);
+    int odd = x & 1, a = odd ? 2 * m : m, b = m / (odd ? 1 : 2); /* (int) of m * 0.5 or m */
+    int c2 = m % 5 == 2 ? 3 : 0, c0 = (m % 5 == 0 ? 3 : 0) + (odd ? 0 : 7);
+    int other = ((x + 5) & 0xffff) % 24 == k ? x : 0;
+    OUT(int32_t, 1)[i] = a + b + c2 + c0 + x + other + (j == 1 ? a : 0);
+  }
+}
+
 void oracle_narrow_gather(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int j = IN(int32_t, 0)[i];
@@ -620,12 +630,16 @@ void oracle_builtin_edges(kio *io) {
     }
     float x = m % 5 == 0 ? NAN : (float)(m % 7) - 3.0f,
           y = m % 3 == 0 ? NAN : (float)(m % 4) - 1.5f;
-    f[6 * i] = (float)(b[0] + 2 * b[1] + 4 * b[2]);
-    f[6 * i + 1] = (float)(b[0] - b[1] + b[2]);
-    f[6 * i + 2] = isnan(x) ? 0.0f : x > 0 ? 1.0f : x < 0 ? -1.0f : x;
-    f[6 * i + 3] = isnan(fdimf(x, y)) ? -7.0f : fdimf(x, y);
-    f[6 * i + 4] = k & 1 ? -1.0f : 1.0f;
-    f[6 * i + 5] = (k & 1 ? -1.0f : 1.0f) * (float)(1 << (k & 7));
+    f[9 * i] = (float)(b[0] + 2 * b[1] + 4 * b[2]);
+    f[9 * i + 1] = (float)(b[0] - b[1] + b[2]);
+    f[9 * i + 2] = isnan(x) ? 0.0f : x > 0 ? 1.0f : x < 0 ? -1.0f : x;
+    f[9 * i + 3] = isnan(fdimf(x, y)) ? -7.0f : fdimf(x, y);
+    f[9 * i + 4] = k & 1 ? -1.0f : 1.0f;
+    f[9 * i + 5] = (k & 1 ? -1.0f : 1.0f) * (float)(1 << (k & 7));
+    float hx = (float)(m % 9) * 0.25f - 1.0f, hy = (float)(m % 7) * 0.5f - 1.5f; /* exact */
+    f[9 * i + 6] = hx > hy ? hx : hy;
+    f[9 * i + 7] = hx < hy ? hx : hy;
+    f[9 * i + 8] = hx < -0.5f ? -0.5f : hx > 0.5f ? 0.5f : hx;
     int16_t ux = (int16_t)((uint16_t)((uint8_t)(m - 100) << 8) | (uint8_t)(3 * m));
     int16_t uy = (int16_t)((uint16_t)((uint8_t)m << 8) | (uint8_t)~m);
     r[4 * i] = ux + 65536LL * uy;

@@ -408,6 +408,35 @@ static void struct_arguments_are_private_copies(void **state) {
   weft_program_release(prog);
 }
 
+/* A parameter whose type is a typedef is read as the type it names (clang's base type), a
+ * typedef of a vector too; its spelled name stays the one the messages give. */
+static void typedef_parameters_are_their_types(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "typedef unsigned int count_t; typedef float4 vec_t;\n"
+                    "__kernel void k(__global count_t *out, count_t a, vec_t v) {\n"
+                    "  out[get_global_id(0)] = a + (count_t)v.w;\n"
+                    "}\n";
+  weft_program *prog;
+  weft_kernel *k = first_kernel(ctx, "td.cl", src, &prog);
+  weft_arg_info info;
+  assert_int_equal(weft_kernel_arg_info(k, 1, &info), WEFT_SUCCESS);
+  assert_int_equal(info.type, WEFT_U32);
+  assert_string_equal(info.type_name, "count_t");
+  assert_int_equal(weft_kernel_arg_info(k, 2, &info), WEFT_SUCCESS);
+  assert_int_equal(info.type, WEFT_F32);
+  assert_int_equal(info.vector_width, 4);
+  uint32_t out[8] = {0}, a = 40;
+  float v[4] = {0, 0, 0, 2};
+  weft_arg args[3] = {{WEFT_ARG_GLOBAL, WEFT_U32, sizeof out, out},
+                      {WEFT_ARG_VALUE, WEFT_U32, sizeof a, &a},
+                      {WEFT_ARG_VALUE, WEFT_F32, sizeof v, v}};
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 3, args, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < 8; i++) assert_int_equal(out[i], 42);
+  weft_kernel_release(k);
+  weft_program_release(prog);
+}
+
 /* Runs k over n work-items in groups of 8 with stdout going to a file; returns what it printed
  * (malloc'd). */
 static char *printed(weft_kernel *k, size_t n, unsigned nargs, weft_arg *args) {
@@ -985,6 +1014,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(warnings_reach_the_build_log),
       cmocka_unit_test(unaligned_variant_shares_constants),
       cmocka_unit_test(struct_arguments_are_private_copies),
+      cmocka_unit_test(typedef_parameters_are_their_types),
       cmocka_unit_test(printf_prints_each_active_lane),
       cmocka_unit_test(printf_prints_vectors),
       cmocka_unit_test(branch_on_a_vote_does_not_split),
