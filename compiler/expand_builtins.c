@@ -114,7 +114,12 @@ static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef 
   return ir_intrinsic(x->b, x->m, name, &t, 1, args, n);
 }
 
-/* isnan, isinf, isfinite, and signbit (the sign bit of the encoding); NULL for another name. */
+static double min_normal(LLVMTypeRef t) {
+  return LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind ? 0x1p-126 : 0x1p-1022;
+}
+
+/* isnan, isinf, isfinite, isnormal, and signbit (the sign bit of the encoding); NULL for another
+ * name. */
 static LLVMValueRef fp_class(const expander *x, const char *name) {
   LLVMValueRef v = arg(x, 0), c;
   LLVMTypeRef t = LLVMTypeOf(v);
@@ -123,6 +128,10 @@ static LLVMValueRef fp_class(const expander *x, const char *name) {
   if (!strcmp(name, "isnan")) c = LLVMBuildFCmp(x->b, LLVMRealUNO, v, v, "");
   else if (!strcmp(name, "isinf")) c = LLVMBuildFCmp(x->b, LLVMRealOEQ, magnitude, inf, "");
   else if (!strcmp(name, "isfinite")) c = LLVMBuildFCmp(x->b, LLVMRealOLT, magnitude, inf, "");
+  else if (!strcmp(name, "isnormal"))
+    c = LLVMBuildAnd(
+        x->b, LLVMBuildFCmp(x->b, LLVMRealOLT, magnitude, inf, ""),
+        LLVMBuildFCmp(x->b, LLVMRealOGE, magnitude, ir_const_real(t, min_normal(t)), ""), "");
   else if (!strcmp(name, "signbit")) {
     LLVMTypeRef it = ir_int_shaped(t, ir_scalar_bits(t));
     c = LLVMBuildICmp(x->b, LLVMIntSLT, LLVMBuildBitCast(x->b, v, it, ""), ir_const_int(it, 0), "");
@@ -204,6 +213,106 @@ static LLVMValueRef fract_of(const expander *x) {
   return LLVMBuildSelect(b, itself, v, r, "");
 }
 
+/* ---- a float's parts, from its encoding: frexp, ilogb, logb, modf, ldexp ---- */
+
+/* x = mantissa * 2^exponent with the mantissa in [0.5, 1) (frexp): the exponent field, a
+ * subnormal scaled into the normal range first; 0, inf and NaN are their own mantissa, with
+ * exponent 0. The exponent is an int of x's shape; *special says which lanes were 0, inf or
+ * NaN. */
+static LLVMValueRef decompose(const expander *x, LLVMValueRef v, LLVMValueRef *exponent,
+                              LLVMValueRef *special) {
+  LLVMBuilderRef b = x->b;
+  LLVMTypeRef t = LLVMTypeOf(v), it = ir_int_shaped(t, ir_scalar_bits(t)),
+              i32 = ir_int_shaped(t, 32);
+  int f32 = LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind;
+  unsigned mant = f32 ? 23 : 52, bias = f32 ? 127 : 1023, emask = f32 ? 0xff : 0x7ff;
+  LLVMValueRef mag = intrinsic(x, "llvm.fabs", &v, 1), zero = ir_const_real(t, 0);
+  LLVMValueRef sub = LLVMBuildFCmp(b, LLVMRealOLT, mag, ir_const_real(t, min_normal(t)), "");
+  LLVMValueRef scaled = LLVMBuildSelect(
+      b, sub, LLVMBuildFMul(b, v, ir_const_real(t, f32 ? 0x1p24 : 0x1p53), ""), v, "");
+  LLVMValueRef bits = LLVMBuildBitCast(b, scaled, it, "");
+  LLVMValueRef field = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, ir_const_int(it, mant), ""),
+                                    ir_const_int(it, emask), "");
+  LLVMValueRef e = LLVMBuildSub(b, field, ir_const_int(it, bias - 1), "");
+  e = LLVMBuildSub(
+      b, e, LLVMBuildSelect(b, sub, ir_const_int(it, f32 ? 24 : 53), ir_const_int(it, 0), ""), "");
+  LLVMValueRef m = LLVMBuildOr(
+      b, LLVMBuildAnd(b, bits, ir_const_int(it, ~((unsigned long long)emask << mant)), ""),
+      ir_const_int(it, (unsigned long long)(bias - 1) << mant), "");
+  *special = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOEQ, v, zero, ""),
+                         LLVMBuildFCmp(b, LLVMRealUGE, mag, ir_const_real(t, __builtin_inf()), ""),
+                         "");
+  e = f32 ? e : LLVMBuildTrunc(b, e, i32, "");
+  *exponent = LLVMBuildSelect(b, *special, ir_const_int(i32, 0), e, "");
+  return LLVMBuildSelect(b, *special, v, LLVMBuildBitCast(b, m, t, ""), "");
+}
+
+/* frexp(x, e): the mantissa, and the exponent stored at e. */
+static LLVMValueRef frexp_of(const expander *x) {
+  LLVMValueRef e, special, m = decompose(x, arg(x, 0), &e, &special);
+  access_at(x, e, LLVMTypeOf(e), LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), arg(x, 1), 1);
+  return m;
+}
+
+/* ilogb(x): the unbiased exponent as an int; FP_ILOGB0 (INT_MIN) for 0, FP_ILOGBNAN (INT_MAX)
+ * for NaN, INT_MAX for inf. logb(x): the same as a float; -inf for 0, +inf for inf, NaN for
+ * NaN. */
+static LLVMValueRef log_exponent(const expander *x, int as_int) {
+  LLVMBuilderRef b = x->b;
+  LLVMValueRef v = arg(x, 0), e, special;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  decompose(x, v, &e, &special);
+  LLVMTypeRef it = LLVMTypeOf(e);
+  e = LLVMBuildSub(b, e, ir_const_int(it, 1), "");
+  LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, v, ir_const_real(t, 0), "");
+  if (as_int)
+    return LLVMBuildSelect(
+        b, special,
+        LLVMBuildSelect(b, zero, ir_const_int(it, 0x80000000u), ir_const_int(it, 0x7fffffff), ""),
+        e, "");
+  LLVMValueRef inf = ir_const_real(t, __builtin_inf());
+  LLVMValueRef edge = LLVMBuildSelect(b, zero, LLVMBuildFNeg(b, inf, ""),
+                                      intrinsic(x, "llvm.fabs", &v, 1), ""); /* inf, NaN */
+  return LLVMBuildSelect(b, special, edge, LLVMBuildSIToFP(b, e, t, ""), "");
+}
+
+/* modf(x, ip): x's fraction with x's sign (±0 for ±inf), and its integral part stored at ip. */
+static LLVMValueRef modf_of(const expander *x) {
+  LLVMBuilderRef b = x->b;
+  LLVMValueRef v = arg(x, 0), whole = intrinsic(x, "llvm.trunc", &v, 1);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  access_at(x, whole, t, LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), arg(x, 1), 1);
+  LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealOEQ, intrinsic(x, "llvm.fabs", &v, 1),
+                                   ir_const_real(t, __builtin_inf()), "");
+  LLVMValueRef frac = LLVMBuildSelect(b, inf, ir_const_real(t, 0), LLVMBuildFSub(b, v, whole, ""),
+                                      "");
+  return intrinsic(x, "llvm.copysign", (LLVMValueRef[]){frac, v}, 2);
+}
+
+/* ldexp(x, k): llvm.ldexp, k in every element when it is one int. */
+static LLVMValueRef ldexp_of(const expander *x) {
+  LLVMValueRef v = arg(x, 0), k = arg(x, 1);
+  LLVMTypeRef t = LLVMTypeOf(v), kt = ir_int_shaped(t, 32);
+  if (ir_is_vector(t) && !ir_is_vector(LLVMTypeOf(k))) {
+    LLVMValueRef one = LLVMBuildInsertElement(x->b, LLVMGetPoison(kt), k,
+                                              LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), "");
+    k = LLVMBuildShuffleVector(x->b, one, LLVMGetPoison(kt), LLVMConstNull(ir_int_shaped(t, 32)),
+                               "");
+  }
+  return ir_intrinsic(x->b, x->m, "llvm.ldexp", (LLVMTypeRef[]){t, kt}, 2, (LLVMValueRef[]){v, k},
+                      2);
+}
+
+/* bitselect(a, b, c): each bit from b where c's is set, else from a (floats by their bits). */
+static LLVMValueRef bitselect_of(const expander *x) {
+  LLVMTypeRef t = LLVMTypeOf(x->call), it = ir_int_shaped(t, ir_scalar_bits(t));
+  LLVMValueRef v[3];
+  for (unsigned i = 0; i < 3; i++) v[i] = LLVMBuildBitCast(x->b, arg(x, i), it, "");
+  LLVMValueRef r = LLVMBuildOr(x->b, LLVMBuildAnd(x->b, v[0], LLVMBuildNot(x->b, v[2], ""), ""),
+                               LLVMBuildAnd(x->b, v[1], v[2], ""), "");
+  return LLVMBuildBitCast(x->b, r, t, "");
+}
+
 /* A call of the OpenCL math builtin `name` (sin, cos) on x, declared with the mangling of the
  * expanded call's first parameter (`_Z6sincosDv4_fPS_` -> `_Z3sinDv4_f`); NULL when that
  * cannot be read. */
@@ -273,6 +382,12 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
   if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
   if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);
+  if (!strcmp(name, "frexp") && n == 2 && real) return frexp_of(x);
+  if (!strcmp(name, "modf") && n == 2 && real) return modf_of(x);
+  if (!strcmp(name, "ldexp") && n == 2 && real) return ldexp_of(x);
+  if (!strcmp(name, "logb") && n == 1 && real) return log_exponent(x, 0);
+  if (!strcmp(name, "ilogb") && n == 1) return log_exponent(x, 1);
+  if (!strcmp(name, "bitselect") && n == 3) return bitselect_of(x);
   if (n == 1 && LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(arg(x, 0)))) != LLVMIntegerTypeKind) {
     LLVMValueRef r = fp_class(x, name);
     if (r) return r;

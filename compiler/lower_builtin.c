@@ -15,13 +15,13 @@ static LLVMValueRef arg(lower *L, LLVMValueRef call, unsigned i, int uniform) {
 
 /* Makes `v` as wide as `like`: a per-lane scalar operand of a vector builtin (clamp(float4,
  * float, float)) is repeated for each element. */
+static unsigned width_of(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 1;
+}
+
 static LLVMValueRef fit(lower *L, LLVMValueRef v, LLVMValueRef like) {
-  unsigned n = LLVMGetTypeKind(LLVMTypeOf(like)) == LLVMVectorTypeKind
-                   ? LLVMGetVectorSize(LLVMTypeOf(like))
-                   : 1;
-  unsigned m = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind
-                   ? LLVMGetVectorSize(LLVMTypeOf(v))
-                   : 1;
+  unsigned n = width_of(like), m = width_of(v);
   if (n == m) return v;
   if (m == 1)
     v = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(v), 1)), v,
@@ -120,14 +120,14 @@ static const math_entry math_table[] = {
     {" copysign ", "llvm.copysign", 2},
     {" fma ", "llvm.fma", 3},
     {" exp native_exp half_exp ", "exp", 1},
-    {" exp2 native_exp2 ", "exp2", 1},
-    {" exp10 ", "exp10", 1},
+    {" exp2 native_exp2 half_exp2 ", "exp2", 1},
+    {" exp10 native_exp10 half_exp10 ", "exp10", 1},
     {" log native_log half_log ", "log", 1},
-    {" log2 native_log2 ", "log2", 1},
-    {" log10 ", "log10", 1},
+    {" log2 native_log2 half_log2 ", "log2", 1},
+    {" log10 native_log10 half_log10 ", "log10", 1},
     {" sin native_sin half_sin ", "sin", 1},
     {" cos native_cos half_cos ", "cos", 1},
-    {" tan ", "tan", 1},
+    {" tan native_tan half_tan ", "tan", 1},
     {" asin ", "asin", 1},
     {" acos ", "acos", 1},
     {" atan ", "atan", 1},
@@ -142,7 +142,7 @@ static const math_entry math_table[] = {
     {" erfc ", "erfc", 1},
     {" expm1 ", "expm1", 1},
     {" log1p ", "log1p", 1},
-    {" pow powr native_powr ", "pow", 2},
+    {" pow powr native_powr half_powr ", "pow", 2},
     {" atan2 ", "atan2", 2},
     {" hypot ", "hypot", 2},
 };
@@ -294,12 +294,99 @@ static LLVMValueRef pown(lower *L, LLVMValueRef x, LLVMValueRef n) {
   return LLVMBuildSelect(L->b, odd, signed_, mag, "");
 }
 
+static const double pi = 3.14159265358979323846;
+
+/* x - period * rint(x / period): exact, the same angle in units of pi, however large x is. */
+static LLVMValueRef reduce(lower *L, LLVMValueRef x, double period) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef q = LLVMBuildFMul(L->b, x, fconst(x, 1 / period), "");
+  LLVMValueRef k = lw_intrinsic(L, "llvm.rint", &t, 1, &q, 1);
+  return LLVMBuildFSub(L->b, x, LLVMBuildFMul(L->b, k, fconst(x, period), ""), "");
+}
+
+/* sin(pi s) for s in [-1, 1]: s folded into [-0.5, 0.5] (1 - s is exact there), so that the
+ * zeros at the integers are exact; a zero takes the sign of `sign_of`. */
+static LLVMValueRef sin_pi(lower *L, LLVMValueRef s, LLVMValueRef sign_of) {
+  LLVMBuilderRef b = L->b;
+  LLVMTypeRef t = LLVMTypeOf(s);
+  LLVMValueRef up = LLVMBuildFCmp(b, LLVMRealOGT, s, fconst(s, 0.5), ""),
+               down = LLVMBuildFCmp(b, LLVMRealOLT, s, fconst(s, -0.5), "");
+  s = LLVMBuildSelect(b, up, LLVMBuildFSub(b, fconst(s, 1), s, ""), s, "");
+  s = LLVMBuildSelect(b, down, LLVMBuildFSub(b, fconst(s, -1), s, ""), s, "");
+  LLVMValueRef v = libmvec(L, "sin", (LLVMValueRef[]){LLVMBuildFMul(b, s, fconst(s, pi), "")}, 1);
+  LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, v, fconst(v, 0), "");
+  return LLVMBuildSelect(
+      b, zero, lw_intrinsic(L, "llvm.copysign", &t, 1, (LLVMValueRef[]){v, sign_of}, 2), v, "");
+}
+
+/* sinpi, cospi, tanpi: of pi x, x reduced first (exact zeros at the integers, and at the half
+ * integers for cospi; tanpi's poles are inf); asinpi, acospi, atanpi, atan2pi: over pi. NULL
+ * for another name. */
+static LLVMValueRef times_pi(lower *L, const char *n, LLVMValueRef *a) {
+  LLVMBuilderRef b = L->b;
+  LLVMValueRef x = a[0];
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (!strcmp(n, "sinpi")) return sin_pi(L, reduce(L, x, 2), x);
+  if (!strcmp(n, "cospi")) { /* sinpi(0.5 - |r|) */
+    LLVMValueRef r = reduce(L, x, 2);
+    LLVMValueRef s = LLVMBuildFSub(b, fconst(x, 0.5), lw_intrinsic(L, "llvm.fabs", &t, 1, &r, 1),
+                                   "");
+    return sin_pi(L, s, fconst(x, 1));
+  }
+  if (!strcmp(n, "tanpi")) {
+    LLVMValueRef r = reduce(L, x, 1);
+    LLVMValueRef v = libmvec(L, "tan", (LLVMValueRef[]){LLVMBuildFMul(b, r, fconst(r, pi), "")}, 1);
+    LLVMValueRef pole = LLVMBuildFCmp(b, LLVMRealOEQ, lw_intrinsic(L, "llvm.fabs", &t, 1, &r, 1),
+                                      fconst(r, 0.5), "");
+    LLVMValueRef inf = lw_intrinsic(L, "llvm.copysign", &t, 1,
+                                    (LLVMValueRef[]){fconst(r, __builtin_inf()), r}, 2);
+    return LLVMBuildSelect(b, pole, inf, v, "");
+  }
+  static const char *const over_pi[] = {"asinpi", "acospi", "atanpi", "atan2pi"};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(n, over_pi[i])) {
+      char base[8];
+      snprintf(base, sizeof base, "%.*s", (int)strlen(n) - 2, n);
+      return LLVMBuildFDiv(b, libmvec(L, base, a, i == 3 ? 2 : 1), fconst(x, pi), "");
+    }
+  return NULL;
+}
+
+/* rootn(x, n): x^(1/n); a negative x has an odd root only (-|x|^(1/n)), NaN for an even n; n = 0
+ * is NaN. */
+static LLVMValueRef rootn(lower *L, LLVMValueRef x, LLVMValueRef n) {
+  LLVMBuilderRef b = L->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef inv = LLVMBuildFDiv(b, fconst(x, 1), LLVMBuildSIToFP(b, n, t, ""), "");
+  LLVMValueRef r = libmvec(L, "pow",
+                           (LLVMValueRef[]){lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1), inv}, 2);
+  LLVMValueRef odd = LLVMBuildTrunc(b, n, ir_int_shaped(LLVMTypeOf(n), 1), "");
+  LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, fconst(x, 0), "");
+  LLVMValueRef nan = fconst(x, __builtin_nan(""));
+  r = LLVMBuildSelect(b, odd, lw_intrinsic(L, "llvm.copysign", &t, 1, (LLVMValueRef[]){r, x}, 2),
+                      LLVMBuildSelect(b, neg, nan, r, ""), "");
+  LLVMValueRef zero_n = LLVMBuildICmp(b, LLVMIntEQ, n, LLVMConstNull(LLVMTypeOf(n)), "");
+  return LLVMBuildSelect(b, zero_n, nan, r, "");
+}
+
 static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMValueRef call) {
   LLVMBuilderRef b = L->b;
   LLVMValueRef geo = geometric(L, n, a, call);
   if (geo) return geo;
   if (!strcmp(n, "mad")) return LLVMBuildFAdd(b, LLVMBuildFMul(b, a[0], a[1], ""), a[2], "");
-  if (!strcmp(n, "rsqrt") || !strcmp(n, "native_rsqrt"))
+  LLVMValueRef pi_based = times_pi(L, n, a);
+  if (pi_based) return pi_based;
+  if (!strcmp(n, "smoothstep")) { /* t = clamp((x - e0) / (e1 - e0), 0, 1): t^2 (3 - 2t) */
+    LLVMValueRef t = LLVMBuildFDiv(b, LLVMBuildFSub(b, a[2], a[0], ""),
+                                   LLVMBuildFSub(b, a[1], a[0], ""), "");
+    t = minmax(L, "llvm.minnum", minmax(L, "llvm.maxnum", t, fconst(t, 0)), fconst(t, 1));
+    LLVMValueRef u = LLVMBuildFSub(b, fconst(t, 3), LLVMBuildFMul(b, fconst(t, 2), t, ""), "");
+    return LLVMBuildFMul(b, LLVMBuildFMul(b, t, t, ""), u, "");
+  }
+  if (!strcmp(n, "rootn")) return rootn(L, a[0], a[1]);
+  if (!strcmp(n, "half_recip")) n = "native_recip";
+  if (!strcmp(n, "half_divide")) n = "native_divide";
+  if (!strcmp(n, "rsqrt") || !strcmp(n, "native_rsqrt") || !strcmp(n, "half_rsqrt"))
     return LLVMBuildFDiv(b, fconst(a[0], 1.0),
                          lw_intrinsic(L, "llvm.sqrt", (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, 1),
                          "");
@@ -336,8 +423,12 @@ static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMV
 static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
   LLVMValueRef a[3] = {0};
   unsigned n = LLVMGetNumArgOperands(call);
-  for (unsigned i = 0; i < n && i < 3; i++) a[i] = arg(L, call, i, uniform);
-  for (unsigned i = 1; i < n && i < 3; i++) a[i] = fit(L, a[i], a[0]);
+  unsigned widest = 0;
+  for (unsigned i = 0; i < n && i < 3; i++) {
+    a[i] = arg(L, call, i, uniform);
+    if (width_of(a[i]) > width_of(a[widest])) widest = i; /* smoothstep(float, float, float4) */
+  }
+  for (unsigned i = 0; i < n && i < 3; i++) a[i] = fit(L, a[i], a[widest]);
   const math_entry *m = math_find(bi->name);
   if (!m) return math_special(L, bi->name, a, call);
   if (!strncmp(m->target, "llvm.", 5))
@@ -704,15 +795,23 @@ static LLVMValueRef print(lower *L, LLVMValueRef call) {
 
 /* ---- calls of LLVM intrinsics that clang or the canonical pipeline left ---- */
 
-static const char *const elementwise[] = {
-    "llvm.fmuladd",  "llvm.fma",       "llvm.fabs",       "llvm.sqrt",
-    "llvm.floor",    "llvm.ceil",      "llvm.trunc",      "llvm.rint",
-    "llvm.round",    "llvm.nearbyint", "llvm.minnum",     "llvm.maxnum",
-    "llvm.minimum",  "llvm.maximum",   "llvm.copysign",   "llvm.smax",
-    "llvm.smin",     "llvm.umax",      "llvm.umin",       "llvm.abs",
-    "llvm.ctpop",    "llvm.ctlz",      "llvm.cttz",       "llvm.fshl",
-    "llvm.fshr",     "llvm.bswap",     "llvm.bitreverse", "llvm.sadd.sat",
-    "llvm.uadd.sat", "llvm.ssub.sat",  "llvm.usub.sat",   NULL};
+static const char *const elementwise[] = {"llvm.fmuladd",    "llvm.fma",
+                                          "llvm.fabs",       "llvm.sqrt",
+                                          "llvm.floor",      "llvm.ceil",
+                                          "llvm.trunc",      "llvm.rint",
+                                          "llvm.round",      "llvm.nearbyint",
+                                          "llvm.minnum",     "llvm.maxnum",
+                                          "llvm.minimum",    "llvm.maximum",
+                                          "llvm.copysign",   "llvm.smax",
+                                          "llvm.smin",       "llvm.umax",
+                                          "llvm.umin",       "llvm.abs",
+                                          "llvm.ctpop",      "llvm.ctlz",
+                                          "llvm.cttz",       "llvm.fshl",
+                                          "llvm.fshr",       "llvm.bswap",
+                                          "llvm.bitreverse", "llvm.sadd.sat",
+                                          "llvm.uadd.sat",   "llvm.ssub.sat",
+                                          "llvm.usub.sat",   "llvm.ldexp",
+                                          "llvm.is.fpclass", NULL};
 static const char *const no_effect[] = {"llvm.lifetime.",      "llvm.dbg.",
                                         "llvm.assume",         "llvm.experimental.noalias",
                                         "llvm.var.annotation", NULL};
@@ -778,15 +877,22 @@ static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
   }
   unsigned n = LLVMGetNumArgOperands(call);
   LLVMTypeRef rt = LLVMTypeOf(call);
+  /* llvm.ldexp's exponent is ints of the result's shape; llvm.is.fpclass (which instcombine
+   * makes of compares) gives i1s of its operand's shape, and is overloaded on the operand. */
+  int ldexp = !strncmp(name, "llvm.ldexp.", 11), fpclass = !strncmp(name, "llvm.is.fpclass.", 16);
   LLVMValueRef args[4];
   for (unsigned i = 0; i < n && i < 4; i++) { /* operands of the result's type are per lane */
     LLVMValueRef a = LLVMGetOperand(call, i);
-    args[i] = LLVMTypeOf(a) == rt && !uniform ? lw_vector_of(L, a) : lw_scalar_of(L, a);
+    int per_lane = (LLVMTypeOf(a) == rt || (ldexp && i == 1) || (fpclass && i == 0)) && !uniform;
+    args[i] = per_lane ? lw_vector_of(L, a) : lw_scalar_of(L, a);
   }
-  LLVMTypeRef over = uniform ? rt : lw_vtype(L, rt);
-  unsigned id = LLVMGetIntrinsicID(callee);
-  return LLVMBuildCall2(L->b, LLVMIntrinsicGetType(L->c, id, &over, 1),
-                        LLVMGetIntrinsicDeclaration(L->m, id, &over, 1), args, n, "");
+  LLVMTypeRef over[2] = {fpclass   ? LLVMTypeOf(args[0])
+                         : uniform ? rt
+                                   : lw_vtype(L, rt),
+                         LLVMTypeOf(args[ldexp])};
+  unsigned id = LLVMGetIntrinsicID(callee), nover = ldexp ? 2 : 1;
+  return LLVMBuildCall2(L->b, LLVMIntrinsicGetType(L->c, id, over, nover),
+                        LLVMGetIntrinsicDeclaration(L->m, id, over, nover), args, n, "");
 }
 
 LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {

@@ -609,6 +609,18 @@ void oracle_common_builtins(kio *io) {
 }
 
 /* builtin_edges: the edge cases spelled out; mad_sat in 128 bits. */
+static float edge_value(size_t i, uint32_t bits) {
+  static const uint32_t fixed[5] = {0, 0x80000000u, 0x7f800000u, 0xff800000u,
+                                    0x7fffffffu}; /* OpenCL's NAN, as_float(INT_MAX) */
+  if (i % 16 < 5) bits = fixed[i % 16];
+  if (i % 16 == 5) bits &= 0x807fffffu;
+  float v;
+  memcpy(&v, &bits, 4);
+  return v;
+}
+
+static float not_nan(float v) { return isnan(v) ? -7.0f : v; }
+
 static int64_t sat64(__int128 v) {
   return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
@@ -647,6 +659,29 @@ void oracle_builtin_edges(kio *io) {
     r[4 * i + 1] = (int64_t)(u > UINT64_MAX ? UINT64_MAX : (uint64_t)u);
     r[4 * i + 2] = sat64((__int128)(INT64_MAX - m % 4) * (m % 3 - 1) + (m % 5 - 2));
     r[4 * i + 3] = sat64((__int128)(INT64_MIN + m % 4) * (m % 3) - m % 5);
+  }
+}
+
+/* float_parts: C's own frexpf, logbf, modff, ldexpf and ilogbf (but OpenCL's INT_MAX for NaN
+ * and inf, which glibc gives otherwise). */
+void oracle_float_parts(kio *io) {
+  float *g = OUT(float, 2);
+  int32_t *ex3 = OUT(int32_t, 3);
+  for (size_t i = 0; i < N(io); i++) {
+    float z = edge_value(i, IN(uint32_t, 0)[i]), whole;
+    int ex;
+    g[5 * i] = not_nan(frexpf(z, &ex));
+    ex3[3 * i] = ex;
+    g[5 * i + 1] = not_nan(logbf(z));
+    g[5 * i + 2] = not_nan(modff(z, &whole));
+    g[5 * i + 3] = not_nan(whole);
+    g[5 * i + 4] = not_nan(ldexpf(z, IN(int32_t, 1)[i] % 300));
+    ex3[3 * i + 1] = isnan(z) || isinf(z) ? INT32_MAX : z == 0 ? INT32_MIN : ilogbf(z);
+    uint32_t zb, nb;
+    float minus = -z;
+    memcpy(&zb, &z, 4), memcpy(&nb, &minus, 4);
+    ex3[3 * i + 2] = (int32_t)((zb & 0x7fffffffu) | (nb & 0x80000000u)) ^
+                     (fpclassify(z) == FP_NORMAL);
   }
 }
 
@@ -962,6 +997,38 @@ void oracle_math_basic(kio *io) {
     float r = fminf(sqrtf(fabsf(x)) + floorf(y * 3.0f), 4.0f) + fmaxf(x, y);
     r = fminf(fmaxf(r, -1.5f), 3.5f);
     OUT(float, 2)[i] = r * x + y;
+  }
+}
+
+/* math_pi: in double, from the definitions. */
+static double smooth(double e0, double e1, double x) {
+  double t = fmin(fmax((x - e0) / (e1 - e0), 0.0), 1.0);
+  return t * t * (3.0 - 2.0 * t);
+}
+
+void oracle_math_pi(kio *io) {
+  float *o = OUT(float, 3);
+  for (size_t i = 0; i < N(io); i++) {
+    double x = IN(float, 0)[i], y = IN(float, 1)[i], pi = 3.14159265358979323846;
+    int k = IN(int32_t, 2)[i] % 7 - 3;
+    double r = k == 0 || (x < 0 && k % 2 == 0) ? NAN : copysign(pow(fabs(x), 1.0 / k), x);
+    double v[16] = {sin(pi * x),
+                    cos(pi * x),
+                    tan(pi * (double)(float)(y * 0.45f)),
+                    2.0,
+                    2.0,
+                    asin(y) / pi,
+                    acos(y) / pi,
+                    atan(x) / pi,
+                    atan2(y, x) / pi,
+                    smooth(-0.5, 0.75, y),
+                    smooth(-0.5, 0.75, (float)(y * 0.5f)),
+                    smooth(-0.5, 0.75, -y),
+                    smooth(-0.5, 0.75, 0.25),
+                    r,
+                    tan(y) + exp2(y) + 1.0 / sqrt((double)(float)(y * y + 1.0f)),
+                    log10((double)(float)(fabs(x) + 1.0)) + pow(10.0, y) + y / 3.0};
+    for (int c = 0; c < 16; c++) o[16 * i + c] = (float)v[c];
   }
 }
 
