@@ -189,6 +189,7 @@ builtin builtin_of_call(LLVMValueRef call) {
   if (strncmp(m, "_Z", 2) != 0) {
     snprintf(b.name, sizeof b.name, "%s", m);
     if (!strcmp(m, "printf")) b.kind = BI_PRINTF; /* C linkage, as OpenCL declares it */
+    if (!strncmp(m, "weft.libm.", 10)) b.kind = BI_LIBM;
     return b;
   }
   char *end;

@@ -243,6 +243,7 @@ typedef enum builtin_kind {
   BI_INTEGER,
   BI_ATOMIC,
   BI_PRINTF,
+  BI_LIBM, /* weft.libm.NAME.pN: a C library function per lane (expand_builtins.c) */
   BI_SUB_GROUP,
   BI_UNSUPPORTED
 } builtin_kind;

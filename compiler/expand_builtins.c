@@ -313,6 +313,40 @@ static LLVMValueRef bitselect_of(const expander *x) {
   return LLVMBuildBitCast(x->b, r, t, "");
 }
 
+/* remainder, remquo, lgamma, lgamma_r and tgamma: the C library's, element by element, each a
+ * call of "weft.libm.NAME.pADDRSPACE" (a name no kernel can declare), which the lowering makes
+ * once per active lane (lw_builtin, BI_LIBM). remquo's and lgamma_r's int goes through their
+ * pointer, element k to the k-th int. */
+static LLVMValueRef libm_each(const expander *x) {
+  const char *name = x->bi.name;
+  int out = !strcmp(name, "remquo") || !strcmp(name, "lgamma_r");
+  unsigned nin = LLVMGetNumArgOperands(x->call) - (unsigned)out;
+  LLVMTypeRef t = LLVMTypeOf(x->call), e = ir_scalar_of(t), params[3];
+  int f32 = LLVMGetTypeKind(e) == LLVMFloatTypeKind;
+  LLVMValueRef p = out ? arg(x, nin) : NULL;
+  char c_name[64];
+  size_t stem = strcspn(name, "_");
+  snprintf(c_name, sizeof c_name, "weft.libm.%.*s%s%s.p%u", (int)stem, name, f32 ? "f" : "",
+           name + stem, p ? LLVMGetPointerAddressSpace(LLVMTypeOf(p)) : 0);
+  for (unsigned i = 0; i < nin; i++) params[i] = e;
+  if (p) params[nin] = LLVMTypeOf(p);
+  LLVMTypeRef ft = LLVMFunctionType(e, params, nin + (unsigned)out, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(x->m, c_name);
+  if (!fn) fn = LLVMAddFunction(x->m, c_name, ft);
+  unsigned n = ir_is_vector(t) ? LLVMGetVectorSize(t) : 1;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
+  LLVMValueRef r = LLVMGetPoison(t);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef at = LLVMConstInt(i32, k, 0), a[3];
+    for (unsigned i = 0; i < nin; i++)
+      a[i] = n > 1 ? LLVMBuildExtractElement(x->b, arg(x, i), at, "") : arg(x, i);
+    if (p) a[nin] = LLVMBuildGEP2(x->b, i32, p, &at, 1, "");
+    LLVMValueRef v = LLVMBuildCall2(x->b, ft, fn, a, nin + (unsigned)out, "");
+    r = n > 1 ? LLVMBuildInsertElement(x->b, r, v, at, "") : v;
+  }
+  return r;
+}
+
 /* A call of the OpenCL math builtin `name` (sin, cos) on x, declared with the mangling of the
  * expanded call's first parameter (`_Z6sincosDv4_fPS_` -> `_Z3sinDv4_f`); NULL when that
  * cannot be read. */
@@ -382,6 +416,9 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
   if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
   if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);
+  static const char *const from_libm[] = {"remainder", "remquo", "lgamma", "lgamma_r", "tgamma"};
+  for (size_t i = 0; i < sizeof from_libm / sizeof *from_libm && real; i++)
+    if (!strcmp(name, from_libm[i])) return libm_each(x);
   if (!strcmp(name, "frexp") && n == 2 && real) return frexp_of(x);
   if (!strcmp(name, "modf") && n == 2 && real) return modf_of(x);
   if (!strcmp(name, "ldexp") && n == 2 && real) return ldexp_of(x);

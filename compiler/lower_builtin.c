@@ -793,6 +793,47 @@ static LLVMValueRef print(lower *L, LLVMValueRef call) {
   return each_active_lane(L, lw_vtype(L, i32), print_lane, &p);
 }
 
+/* ---- weft.libm.NAME.pN (expand_builtins.c): the C library's NAME once per active lane ---- */
+
+typedef struct lane_libm {
+  LLVMTypeRef type; /* of the C function: its pointer in address space 0 */
+  LLVMValueRef call, fn, *args;
+  unsigned char *varying; /* args[i] is the group's vector, else the scalar */
+} lane_libm;
+
+static LLVMValueRef libm_lane(lower *L, const void *arg, unsigned l) {
+  const lane_libm *m = arg;
+  unsigned n = LLVMGetNumArgOperands(m->call);
+  LLVMValueRef *a = ARENA_NEW(L->arena, LLVMValueRef, n);
+  for (unsigned i = 0; i < n; i++) {
+    a[i] = m->varying[i] ? lane(L, m->args[i], l) : m->args[i];
+    if (LLVMGetTypeKind(LLVMTypeOf(a[i])) == LLVMPointerTypeKind)
+      a[i] = LLVMBuildAddrSpaceCast(L->b, a[i], LLVMPointerTypeInContext(L->c, 0), "");
+  }
+  return LLVMBuildCall2(L->b, m->type, m->fn, a, n, "");
+}
+
+static LLVMValueRef libm(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
+  unsigned n = LLVMGetNumArgOperands(call);
+  char name[48];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(bi->name + 10, "."), bi->name + 10);
+  LLVMTypeRef *params = ARENA_NEW(L->arena, LLVMTypeRef, n), rt = LLVMTypeOf(call);
+  lane_libm m = {NULL, call, LLVMGetNamedFunction(L->m, name), ARENA_NEW(L->arena, LLVMValueRef, n),
+                 ARENA_NEW(L->arena, unsigned char, n)};
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    params[i] = LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind
+                    ? LLVMPointerTypeInContext(L->c, 0)
+                    : LLVMTypeOf(a);
+    m.varying[i] = !uniform && !is_uniform(L, a);
+    m.args[i] = m.varying[i] ? lw_vector_of(L, a) : lw_scalar_of(L, a);
+  }
+  m.type = LLVMFunctionType(rt, params, n, 0);
+  if (!m.fn) m.fn = LLVMAddFunction(L->m, name, m.type);
+  if (uniform) return libm_lane(L, &m, 0); /* every argument is the scalar */
+  return each_active_lane(L, lw_vtype(L, rt), libm_lane, &m);
+}
+
 /* ---- calls of LLVM intrinsics that clang or the canonical pipeline left ---- */
 
 static const char *const elementwise[] = {"llvm.fmuladd",    "llvm.fma",
@@ -909,6 +950,7 @@ LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int unif
   case BI_BARRIER:
   case BI_FENCE: return NULL;
   case BI_MATH: return math(L, call, bi, uniform);
+  case BI_LIBM: return libm(L, call, bi, uniform);
   case BI_INTEGER: return integer(L, call, bi, uniform);
   case BI_ATOMIC: return atomic(L, call, bi);
   case BI_PRINTF: return print(L, call);

@@ -1032,6 +1032,29 @@ void oracle_math_pi(kio *io) {
   }
 }
 
+/* math_libm: the C library's own, which weft calls (what is checked is that each lane and
+ * element gets its own call and its own int back). */
+void oracle_math_libm(kio *io) {
+  const float *a = IN(float, 0);
+  float *o = OUT(float, 1);
+  int32_t *q = OUT(int32_t, 2);
+  size_t n = N(io);
+  for (size_t i = 0; i < n; i++) {
+    float x = a[i], y = a[(i + 3) % n];
+    int quo, sign, qx, qy;
+    o[6 * i] = remainderf(x, y);
+    o[6 * i + 1] = remquof(x, y, &quo);
+    o[6 * i + 2] = i % 3 ? lgammaf(fabsf(x) + 0.5f) : tgammaf(fabsf(y) * 0.1f + 0.25f);
+    o[6 * i + 3] = lgammaf_r(x, &sign);
+    o[6 * i + 4] = remquof(x, 1.5f, &qx);
+    float ry = remquof(y, -2.5f, &qy);
+    o[6 * i + 5] = remquof(y, x, &q[4 * i + 3]) + ry;
+    q[4 * i] = quo;
+    q[4 * i + 1] = sign;
+    q[4 * i + 2] = qx ^ (qy << 8);
+  }
+}
+
 void oracle_math_transcendental(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     double x = IN(float, 0)[i], y = IN(float, 1)[i]; /* in double: the exact answer */
