@@ -366,6 +366,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   if (masked) lw_region_run(L, from, e, event); /* else to the event, with no check */
   else LLVMBuildBr(L->b, event);
   LLVMPositionBuilderAtEnd(L->b, event);
+  if (n == 2 && !masked && L->in_loop[from]) lw_region_leave(L, from, e);
   /* diverged: append each non-empty target, overwriting the slot of an empty one */
   LLVMValueRef count = lw_const_i32(L, 0);
   for (int i = 0; i < n; i++) {

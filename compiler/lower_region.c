@@ -229,3 +229,30 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   LLVMPositionBuilderAtEnd(L->b, arrival); /* the split's own arrival at its point */
   lw_arrive(L, b, r);
 }
+
+/* The stack's top entry, the running split, has the IPDOM R of b as its point (guard == R):
+ * the lanes that go to R join the entry below, which waits there, and the top entry becomes
+ * one for the others (policy_stack.c's diverge when R is the top's RPC). The code narrows its
+ * lanes and the top entry's (weft_stack_leave), and goes on: no step, no return. */
+void lw_region_leave(lower *L, int b, edge *e) {
+  int r = L->cfg->blocks[b].ipdom, stay = e[0].to == r, to = e[stay].to;
+  if (r >= L->cfg->nblocks || (e[0].to != r && e[1].to != r) || to == r ||
+      L->cfg->blocks[to].part != L->part)
+    return;
+  LLVMBasicBlockRef fast = new_block(L, "leave.loop"), step = new_block(L, "");
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32);
+  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
+  LLVMValueRef ok = LLVMBuildAnd(
+      L->b, has_bit(L, regions, WEFT_REGIONS_STACK),
+      LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), ""), "");
+  LLVMBuildCondBr(L->b, ok, fast, step);
+  LLVMPositionBuilderAtEnd(L->b, fast);
+  lw_store_event(L, b, 1, to, e[stay].mask);
+  LLVMValueRef f = L->stack_leave;
+  LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &L->ctx, 1, "");
+  set_mask(L, e[stay].mask);
+  lw_stop_check(L, b, to, to <= b); /* as the step's split would start there, guard or not */
+  LLVMBuildBr(L->b, L->bbs[to]);
+  LLVMPositionBuilderAtEnd(L->b, step);
+}

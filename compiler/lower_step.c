@@ -119,6 +119,10 @@ void lw_step_setup(lower *L) {
       if (!L->step[p][i])
         L->step[p][i] = LLVMAddFunction(L->m, name[p][i], LLVMFunctionType(i32t(L), &ptr, 1, 0));
     }
+  L->stack_leave = LLVMGetNamedFunction(L->m, "weft_stack_leave");
+  if (!L->stack_leave)
+    L->stack_leave = LLVMAddFunction(L->m, "weft_stack_leave",
+                                     LLVMFunctionType(i32t(L), &ptr, 1, 0));
   find_siblings(L);
 }
 

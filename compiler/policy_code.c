@@ -1,7 +1,7 @@
 /* The policies' own code in warp functions: runtime/policy_stack.c and policy_pc.c, compiled to
  * bitcode when weft is built (CMakeLists.txt, embed.cmake), are linked into a compile unit's
- * module whose warp functions take their steps (weft_stack_arrive and _diverge, weft_pc_arrive
- * and _diverge: lower_step.c). Their functions become internal and always inlined, so the
+ * module whose warp functions take their steps (weft_stack_arrive, _diverge and _leave,
+ * weft_pc_arrive and _diverge: lower_step.c, lower_region.c). Their functions become internal and always inlined, so the
  * policy's decisions are made where the warp runs, by the same C the scheduler calls, and
  * nothing of them is left as a symbol of its own in the JIT. */
 #include <stdlib.h>
@@ -16,13 +16,17 @@ extern const unsigned char weft_policy_stack_bitcode[], weft_policy_pc_bitcode[]
 extern const size_t weft_policy_stack_bitcode_size, weft_policy_pc_bitcode_size;
 
 static const struct {
-  const char *name, *arrive, *diverge; /* the steps that ask for the policy's code */
+  const char *name, *step[3]; /* the steps that ask for the policy's code, NULL after */
   const unsigned char *bitcode;
   const size_t *size;
 } policies[] = {
-    {"policy_stack.bc", "weft_stack_arrive", "weft_stack_diverge", weft_policy_stack_bitcode,
+    {"policy_stack.bc",
+     {"weft_stack_arrive", "weft_stack_diverge", "weft_stack_leave"},
+     weft_policy_stack_bitcode,
      &weft_policy_stack_bitcode_size},
-    {"policy_pc.bc", "weft_pc_arrive", "weft_pc_diverge", weft_policy_pc_bitcode,
+    {"policy_pc.bc",
+     {"weft_pc_arrive", "weft_pc_diverge", NULL},
+     weft_policy_pc_bitcode,
      &weft_policy_pc_bitcode_size},
 };
 
@@ -97,7 +101,9 @@ static weft_status link_policy(LLVMModuleRef m, size_t p, char **err) {
 
 weft_status policy_code_link(LLVMModuleRef m, char **err) {
   for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
-    if (!used(m, policies[p].arrive) && !used(m, policies[p].diverge)) continue;
+    int wanted = 0;
+    for (int i = 0; i < 3 && policies[p].step[i]; i++) wanted |= used(m, policies[p].step[i]);
+    if (!wanted) continue;
     weft_status st = link_policy(m, p, err);
     if (st) return st;
   }

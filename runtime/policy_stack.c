@@ -150,6 +150,18 @@ uint32_t weft_stack_diverge(weft_warp_ctx *ctx) {
   return (uint32_t)stack_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard);
 }
 
+/* A loop's exit after its first lanes left (lower_region.c): a divergence of the top entry at
+ * a branch whose IPDOM is the entry's RPC, the lanes of target_pc[0] staying. diverge() would
+ * replace the top entry by one for them, the others waiting in the entry below; this is that
+ * replacement, counted as diverge() counts it, without its general case. */
+uint32_t weft_stack_leave(weft_warp_ctx *ctx) {
+  stack_state *s = ctx->policy;
+  stack_entry *top = &s->e[s->depth - 1];
+  top->pc = ctx->target_pc[0], top->mask = ctx->target_mask[0];
+  ctx->counters->divergent_branches++, ctx->counters->policy_calls++;
+  return (uint32_t)stack_next(s, &ctx->pc, &ctx->mask, &ctx->guard); /* the split goes on */
+}
+
 static uint64_t stack_finished(const void *st) { return ((const stack_state *)st)->finished; }
 
 /* The entries' masks nest, each inside the one below: from the bottom up, a lane ends at the

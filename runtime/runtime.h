@@ -145,6 +145,7 @@ extern const weft_policy_ops policy_stack;
 /* The steps generated code takes (kernel.h): an arrival, a divergence. */
 uint32_t weft_stack_arrive(weft_warp_ctx *ctx);
 uint32_t weft_stack_diverge(weft_warp_ctx *ctx);
+uint32_t weft_stack_leave(weft_warp_ctx *ctx); /* a loop's exit: the top entry narrows */
 
 /* --- policy_mp.c: multi-path IPDOM, split + reconvergence tables (`mp`, `mp-orec`) --- */
 extern const weft_policy_ops policy_mp, policy_mp_orec;
