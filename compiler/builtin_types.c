@@ -76,6 +76,8 @@ static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_ty
   if (!strncmp(name, "is", 2) || !strcmp(name, "signbit")) /* relational: ints of its width */
     return LLVMVectorType(LLVMIntTypeInContext(c, v->code == 'd' ? 64 : 32), v->width);
   if (!strncmp(name, "convert_", 8)) return converted(c, name + 8);
+  if (!strcmp(name, "shuffle") || !strcmp(name, "shuffle2")) /* x's elements, mask's width */
+    return p[n - 1].width ? LLVMVectorType(scalar_type(c, v->code), p[n - 1].width) : NULL;
   if (!strcmp(name, "upsample")) { /* hi and lo, in an element of twice their bits */
     LLVMTypeRef e = scalar_type(c, v->code);
     if (LLVMGetTypeKind(e) != LLVMIntegerTypeKind) return NULL;

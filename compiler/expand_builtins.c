@@ -347,6 +347,34 @@ static LLVMValueRef libm_each(const expander *x) {
   return r;
 }
 
+/* shuffle(x, mask) and shuffle2(x, y, mask): element k is element mask[k] of x (of x then y),
+ * of which only the low bits that can index it count. A constant mask folds to one
+ * shufflevector; a mask known at run time indexes each element. */
+static LLVMValueRef shuffle_of(const expander *x, int two) {
+  LLVMValueRef a = arg(x, 0), b = two ? arg(x, 1) : NULL, mask = arg(x, 1 + (unsigned)two);
+  LLVMTypeRef vt = LLVMTypeOf(a), mt = LLVMTypeOf(mask), i32 = LLVMInt32TypeInContext(x->c);
+  if (!ir_is_vector(vt) || !ir_is_vector(mt)) return NULL;
+  unsigned n = LLVMGetVectorSize(vt), m = LLVMGetVectorSize(mt);
+  LLVMTypeRef rt = LLVMVectorType(ir_scalar_of(vt), m);
+  if (LLVMTypeOf(x->call) != rt) return NULL;
+  LLVMValueRef r = LLVMGetPoison(rt);
+  for (unsigned k = 0; k < m; k++) {
+    LLVMValueRef at = LLVMConstInt(i32, k, 0);
+    LLVMValueRef idx = LLVMBuildIntCast2(x->b, LLVMBuildExtractElement(x->b, mask, at, ""), i32, 0,
+                                         "");
+    LLVMValueRef low = LLVMBuildAnd(x->b, idx, LLVMConstInt(i32, n - 1, 0), "");
+    LLVMValueRef e = LLVMBuildExtractElement(x->b, a, low, "");
+    if (two) {
+      LLVMValueRef in_b = LLVMBuildICmp(x->b, LLVMIntNE,
+                                        LLVMBuildAnd(x->b, idx, LLVMConstInt(i32, n, 0), ""),
+                                        LLVMConstInt(i32, 0, 0), "");
+      e = LLVMBuildSelect(x->b, in_b, LLVMBuildExtractElement(x->b, b, low, ""), e, "");
+    }
+    r = LLVMBuildInsertElement(x->b, r, e, at, "");
+  }
+  return r;
+}
+
 /* A call of the OpenCL math builtin `name` (sin, cos) on x, declared with the mangling of the
  * expanded call's first parameter (`_Z6sincosDv4_fPS_` -> `_Z3sinDv4_f`); NULL when that
  * cannot be read. */
@@ -411,6 +439,9 @@ static LLVMValueRef expand(const expander *x) {
   if (!strncmp(name, "vstore", 6) && n == 3) return half_access(x, 1);
   if (!strncmp(name, "convert_", 8) && n == 1) return convert(x);
   if (!strcmp(name, "select") && n == 3) return select_builtin(x);
+  if (!strcmp(name, "shuffle") && n == 2) return shuffle_of(x, 0);
+  if (!strcmp(name, "shuffle2") && n == 3) return shuffle_of(x, 1);
+  if (!strcmp(name, "prefetch") && n == 2) return arg(x, 0); /* a hint: nothing to do */
   LLVMTypeKind e = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call)));
   int real = e == LLVMFloatTypeKind || e == LLVMDoubleTypeKind;
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);

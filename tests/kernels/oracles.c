@@ -685,6 +685,25 @@ void oracle_float_parts(kio *io) {
   }
 }
 
+/* shuffles: each element picked by the mask's low bits, spelled out. */
+void oracle_shuffles(kio *io) {
+  const float *f = IN(float, 0);
+  const uint32_t *bits = IN(uint32_t, 1);
+  float *o = OUT(float, 2);
+  size_t n = N(io);
+  for (size_t i = 0; i < n; i++) {
+    const float *x = f + 4 * i, *y = f + 4 * ((i + 1) % n);
+    uint32_t b = bits[i];
+    for (int k = 0; k < 8; k++) o[8 * i + k] = x[(b >> (4 * k)) & 3];
+    for (int k = 0; k < 4; k++) {
+      uint32_t idx = (b >> (3 * k)) & 7;
+      o[8 * n + 4 * i + k] = idx < 4 ? x[idx] : y[idx - 4];
+    }
+    o[12 * n + 2 * i] = y[3]; /* (x.x, x.y, y.z, y.w)[3] */
+    o[12 * n + 2 * i + 1] = x[0];
+  }
+}
+
 /* ---- conversions: rounding by hand, and C's own conversions under fesetround. The source and
  * the result pass through volatiles: GCC would move the conversion across the fesetround call
  * otherwise, even with -frounding-math. ---- */
