@@ -20,5 +20,5 @@ __kernel void math_libm(__global const float *a, __global float *o, __global int
   o[6 * i + 5] = remquo(y, x, q + 4 * i + 3) + r2.y;
   q[4 * i] = quo;
   q[4 * i + 1] = sign;
-  q[4 * i + 2] = q2.x ^ (q2.y << 8);
+  q[4 * i + 2] = q2.x ^ (int)((uint)q2.y << 8);
 }

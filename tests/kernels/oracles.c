@@ -1070,7 +1070,7 @@ void oracle_math_libm(kio *io) {
     o[6 * i + 5] = remquof(y, x, &q[4 * i + 3]) + ry;
     q[4 * i] = quo;
     q[4 * i + 1] = sign;
-    q[4 * i + 2] = qx ^ (qy << 8);
+    q[4 * i + 2] = qx ^ (int32_t)((uint32_t)qy << 8);
   }
 }
 
