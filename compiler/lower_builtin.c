@@ -749,89 +749,104 @@ static LLVMValueRef atomic(lower *L, LLVMValueRef call, const builtin *bi) {
   return each_active_lane(L, lw_vtype(L, t), atomic_lane, &a);
 }
 
-/* ---- printf: one call of the C library's printf per active lane, in lane order ---- */
+/* ---- calls made once per active lane: printf, the C library's math, memset and memcpy ---- */
 
-typedef struct lane_print {
-  LLVMValueRef call, fn;
+/* A call of fn per active lane (each_active_lane's body), with each argument's value in that
+ * lane, or the argument itself where it is uniform; pointers in address space 0 where fn is the
+ * C library's (`flat`), whose pointers have no address space. */
+typedef struct lane_call {
   LLVMTypeRef type;
-  LLVMValueRef *args; /* uniform: the scalar; else the group's vector */
-} lane_print;
+  LLVMValueRef fn, *args;
+  unsigned char *varying; /* args[i] is the group's vector, else the scalar */
+  unsigned n;
+  int flat;
+} lane_call;
+
+/* The operands of `call` for a lane_call: the scalar where uniform (every one when the call
+ * is), else the group's vector. */
+static lane_call lane_args(lower *L, LLVMValueRef call, int uniform) {
+  lane_call c = {.n = LLVMGetNumArgOperands(call)};
+  c.args = ARENA_NEW(L->arena, LLVMValueRef, c.n);
+  c.varying = ARENA_NEW(L->arena, unsigned char, c.n);
+  for (unsigned i = 0; i < c.n; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    c.varying[i] = !uniform && !is_uniform(L, a);
+    c.args[i] = c.varying[i] ? lw_vector_of(L, a) : lw_scalar_of(L, a);
+  }
+  return c;
+}
+
+static LLVMValueRef call_in_lane(lower *L, const void *arg, unsigned l) {
+  const lane_call *c = arg;
+  LLVMValueRef *a = ARENA_NEW(L->arena, LLVMValueRef, c->n);
+  for (unsigned i = 0; i < c->n; i++) {
+    a[i] = c->varying[i] ? lane(L, c->args[i], l) : c->args[i];
+    if (c->flat && LLVMGetTypeKind(LLVMTypeOf(a[i])) == LLVMPointerTypeKind)
+      a[i] = LLVMBuildAddrSpaceCast(L->b, a[i], LLVMPointerTypeInContext(L->c, 0), "");
+  }
+  return LLVMBuildCall2(L->b, c->type, c->fn, a, c->n, "");
+}
 
 /* OpenCL's printf returns 0, or -1 when it failed. */
 static LLVMValueRef print_lane(lower *L, const void *arg, unsigned l) {
-  const lane_print *p = arg;
-  unsigned n = LLVMGetNumArgOperands(p->call);
-  LLVMValueRef *args = ARENA_NEW(L->arena, LLVMValueRef, n);
-  for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef a = p->args[i];
-    if (!is_uniform(L, LLVMGetOperand(p->call, i))) a = lane(L, a, l);
-    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind) /* __constant strings */
-      a = LLVMBuildAddrSpaceCast(L->b, a, LLVMPointerTypeInContext(L->c, 0), "");
-    args[i] = a;
-  }
-  LLVMValueRef r = LLVMBuildCall2(L->b, p->type, p->fn, args, n, "");
+  LLVMValueRef r = call_in_lane(L, arg, l);
   LLVMValueRef failed = LLVMBuildICmp(L->b, LLVMIntSLT, r, lw_const_i32(L, 0), "");
   return LLVMBuildSExt(L->b, failed, LLVMInt32TypeInContext(L->c), "");
 }
 
+/* printf: the C library's, in lane order (__constant strings are pointers of every lane). */
 static LLVMValueRef print(lower *L, LLVMValueRef call) {
-  unsigned n = LLVMGetNumArgOperands(call);
-  lane_print p = {call, NULL, NULL, ARENA_NEW(L->arena, LLVMValueRef, n)};
   if (printf_vector_left(call))
     return lw_unsupported(L, call, "printf of a vector without its length modifier (%v4hlf)"), NULL;
   const char *mismatch = printf_mismatch(call);
   if (mismatch) return lw_unsupported(L, call, mismatch), NULL;
-  for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef a = LLVMGetOperand(call, i);
-    if (LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind)
+  for (unsigned i = 0; i < LLVMGetNumArgOperands(call); i++)
+    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, i))) == LLVMVectorTypeKind)
       return lw_unsupported(L, call, "printf of a vector with a conversion for a scalar"), NULL;
-    p.args[i] = is_uniform(L, a) ? lw_scalar_of(L, a) : lw_vector_of(L, a);
-  }
+  lane_call c = lane_args(L, call, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), ptr = LLVMPointerTypeInContext(L->c, 0);
-  p.type = LLVMFunctionType(i32, &ptr, 1, 1);
-  p.fn = LLVMGetCalledValue(call);
-  return each_active_lane(L, lw_vtype(L, i32), print_lane, &p);
+  c.type = LLVMFunctionType(i32, &ptr, 1, 1), c.fn = LLVMGetCalledValue(call), c.flat = 1;
+  return each_active_lane(L, lw_vtype(L, i32), print_lane, &c);
 }
 
-/* ---- weft.libm.NAME.pN (expand_builtins.c): the C library's NAME once per active lane ---- */
-
-typedef struct lane_libm {
-  LLVMTypeRef type; /* of the C function: its pointer in address space 0 */
-  LLVMValueRef call, fn, *args;
-  unsigned char *varying; /* args[i] is the group's vector, else the scalar */
-} lane_libm;
-
-static LLVMValueRef libm_lane(lower *L, const void *arg, unsigned l) {
-  const lane_libm *m = arg;
-  unsigned n = LLVMGetNumArgOperands(m->call);
-  LLVMValueRef *a = ARENA_NEW(L->arena, LLVMValueRef, n);
-  for (unsigned i = 0; i < n; i++) {
-    a[i] = m->varying[i] ? lane(L, m->args[i], l) : m->args[i];
-    if (LLVMGetTypeKind(LLVMTypeOf(a[i])) == LLVMPointerTypeKind)
-      a[i] = LLVMBuildAddrSpaceCast(L->b, a[i], LLVMPointerTypeInContext(L->c, 0), "");
-  }
-  return LLVMBuildCall2(L->b, m->type, m->fn, a, n, "");
-}
-
+/* weft.libm.NAME.pN (expand_builtins.c): the C library's NAME, its pointers flat. */
 static LLVMValueRef libm(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
-  unsigned n = LLVMGetNumArgOperands(call);
   char name[48];
   snprintf(name, sizeof name, "%.*s", (int)strcspn(bi->name + 10, "."), bi->name + 10);
-  LLVMTypeRef *params = ARENA_NEW(L->arena, LLVMTypeRef, n), rt = LLVMTypeOf(call);
-  lane_libm m = {NULL, call, LLVMGetNamedFunction(L->m, name), ARENA_NEW(L->arena, LLVMValueRef, n),
-                 ARENA_NEW(L->arena, unsigned char, n)};
-  for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef a = LLVMGetOperand(call, i);
-    params[i] = LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind
-                    ? LLVMPointerTypeInContext(L->c, 0)
-                    : LLVMTypeOf(a);
-    m.varying[i] = !uniform && !is_uniform(L, a);
-    m.args[i] = m.varying[i] ? lw_vector_of(L, a) : lw_scalar_of(L, a);
+  lane_call c = lane_args(L, call, uniform);
+  LLVMTypeRef *params = ARENA_NEW(L->arena, LLVMTypeRef, c.n), rt = LLVMTypeOf(call);
+  for (unsigned i = 0; i < c.n; i++) {
+    LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(call, i));
+    params[i] = LLVMGetTypeKind(t) == LLVMPointerTypeKind ? LLVMPointerTypeInContext(L->c, 0) : t;
   }
-  m.type = LLVMFunctionType(rt, params, n, 0);
-  if (!m.fn) m.fn = LLVMAddFunction(L->m, name, m.type);
-  if (uniform) return libm_lane(L, &m, 0); /* every argument is the scalar */
-  return each_active_lane(L, lw_vtype(L, rt), libm_lane, &m);
+  c.type = LLVMFunctionType(rt, params, c.n, 0), c.flat = 1;
+  c.fn = LLVMGetNamedFunction(L->m, name);
+  if (!c.fn) c.fn = LLVMAddFunction(L->m, name, c.type);
+  if (uniform) return call_in_lane(L, &c, 0); /* every argument is the scalar */
+  return each_active_lane(L, lw_vtype(L, rt), call_in_lane, &c);
+}
+
+static LLVMValueRef mem_lane(lower *L, const void *arg, unsigned l) {
+  call_in_lane(L, arg, l);
+  return lw_const_i32(L, 0); /* the call is void: each_active_lane's result goes unused */
+}
+
+/* llvm.memset, memcpy and memmove (a zeroed private array, a struct assigned): the intrinsic
+ * itself on each active lane's pointers and length, in lane order; once when all are uniform. */
+static LLVMValueRef mem_intrinsic(lower *L, LLVMValueRef call, int uniform) {
+  unsigned id = LLVMGetIntrinsicID(LLVMGetCalledValue(call));
+  int set = LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, 1))) != LLVMPointerTypeKind;
+  LLVMTypeRef over[3] = {LLVMTypeOf(LLVMGetOperand(call, 0)), LLVMTypeOf(LLVMGetOperand(call, 1)),
+                         LLVMTypeOf(LLVMGetOperand(call, 2))};
+  if (set) over[1] = over[2]; /* memset(p, byte, n): overloaded on p and n */
+  unsigned nover = set ? 2 : 3, any = 0;
+  lane_call c = lane_args(L, call, uniform);
+  c.type = LLVMIntrinsicGetType(L->c, id, over, nover);
+  c.fn = LLVMGetIntrinsicDeclaration(L->m, id, over, nover);
+  for (unsigned i = 0; i < c.n; i++) any |= c.varying[i];
+  if (!any) call_in_lane(L, &c, 0);
+  else each_active_lane(L, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), mem_lane, &c);
+  return NULL;
 }
 
 /* ---- calls of LLVM intrinsics that clang or the canonical pipeline left ---- */
@@ -864,43 +879,6 @@ static int has_prefix(const char *const *list, const char *name) {
       return 1;
   }
   return 0;
-}
-
-/* llvm.memset, memcpy and memmove (a zeroed private array, a struct assigned): the intrinsic
- * itself on each active lane's pointers and length, in lane order; once when all are uniform. */
-typedef struct lane_mem {
-  LLVMTypeRef type;
-  LLVMValueRef fn, args[4];
-  int varying[4];
-} lane_mem;
-
-static LLVMValueRef mem_lane(lower *L, const void *arg, unsigned l) {
-  const lane_mem *m = arg;
-  LLVMValueRef a[4];
-  for (int i = 0; i < 4; i++) a[i] = m->varying[i] ? lane(L, m->args[i], l) : m->args[i];
-  LLVMBuildCall2(L->b, m->type, m->fn, a, 4, "");
-  return lw_const_i32(L, 0);
-}
-
-static LLVMValueRef mem_intrinsic(lower *L, LLVMValueRef call, int uniform) {
-  unsigned id = LLVMGetIntrinsicID(LLVMGetCalledValue(call));
-  int set = LLVMGetNumArgOperands(call) == 4 &&
-            LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, 1))) != LLVMPointerTypeKind;
-  LLVMTypeRef over[3] = {LLVMTypeOf(LLVMGetOperand(call, 0)), LLVMTypeOf(LLVMGetOperand(call, 1)),
-                         LLVMTypeOf(LLVMGetOperand(call, 2))};
-  if (set) over[1] = over[2]; /* memset(p, byte, n): overloaded on p and n */
-  unsigned nover = set ? 2 : 3;
-  lane_mem m = {.type = LLVMIntrinsicGetType(L->c, id, over, nover),
-                .fn = LLVMGetIntrinsicDeclaration(L->m, id, over, nover)};
-  int any = 0;
-  for (int i = 0; i < 4; i++) {
-    LLVMValueRef a = LLVMGetOperand(call, (unsigned)i);
-    any |= m.varying[i] = !uniform && !is_uniform(L, a);
-    m.args[i] = m.varying[i] ? lw_vector_of(L, a) : lw_scalar_of(L, a);
-  }
-  if (!any) LLVMBuildCall2(L->b, m.type, m.fn, m.args, 4, "");
-  else each_active_lane(L, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), mem_lane, &m);
-  return NULL;
 }
 
 static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
