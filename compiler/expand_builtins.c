@@ -115,7 +115,8 @@ static LLVMValueRef intrinsic(const expander *x, const char *name, LLVMValueRef 
 }
 
 static double min_normal(LLVMTypeRef t) {
-  return LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind ? 0x1p-126 : 0x1p-1022;
+  LLVMTypeKind k = LLVMGetTypeKind(ir_scalar_of(t));
+  return k == LLVMHalfTypeKind ? 0x1p-14 : k == LLVMFloatTypeKind ? 0x1p-126 : 0x1p-1022;
 }
 
 /* isnan, isinf, isfinite, isnormal, and signbit (the sign bit of the encoding); NULL for another
@@ -454,7 +455,9 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "modf") && n == 2 && real) return modf_of(x);
   if (!strcmp(name, "ldexp") && n == 2 && real) return ldexp_of(x);
   if (!strcmp(name, "logb") && n == 1 && real) return log_exponent(x, 0);
-  if (!strcmp(name, "ilogb") && n == 1) return log_exponent(x, 1);
+  LLVMTypeKind a0 = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(arg(x, 0))));
+  if (!strcmp(name, "ilogb") && n == 1 && (a0 == LLVMFloatTypeKind || a0 == LLVMDoubleTypeKind))
+    return log_exponent(x, 1);
   if (!strcmp(name, "bitselect") && n == 3) return bitselect_of(x);
   if (n == 1 && LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(arg(x, 0)))) != LLVMIntegerTypeKind) {
     LLVMValueRef r = fp_class(x, name);

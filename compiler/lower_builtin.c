@@ -13,13 +13,13 @@ static LLVMValueRef arg(lower *L, LLVMValueRef call, unsigned i, int uniform) {
   return uniform ? lw_scalar_of(L, a) : lw_vector_of(L, a);
 }
 
-/* Makes `v` as wide as `like`: a per-lane scalar operand of a vector builtin (clamp(float4,
- * float, float)) is repeated for each element. */
 static unsigned width_of(LLVMValueRef v) {
   LLVMTypeRef t = LLVMTypeOf(v);
   return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 1;
 }
 
+/* Makes `v` as wide as `like`: a per-lane scalar operand of a vector builtin (clamp(float4,
+ * float, float)) is repeated for each element. */
 static LLVMValueRef fit(lower *L, LLVMValueRef v, LLVMValueRef like) {
   unsigned n = width_of(like), m = width_of(v);
   if (n == m) return v;
@@ -288,7 +288,6 @@ static LLVMValueRef pown(lower *L, LLVMValueRef x, LLVMValueRef n) {
       L, "pow",
       (LLVMValueRef[]){lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1), LLVMBuildSIToFP(L->b, n, t, "")},
       2);
-  if (!mag) return NULL;
   LLVMValueRef odd = LLVMBuildTrunc(L->b, n, ir_int_shaped(LLVMTypeOf(n), 1), "");
   LLVMValueRef signed_ = lw_intrinsic(L, "llvm.copysign", &t, 1, (LLVMValueRef[]){mag, x}, 2);
   return LLVMBuildSelect(L->b, odd, signed_, mag, "");

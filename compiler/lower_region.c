@@ -236,7 +236,7 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
  * lanes and the top entry's (weft_stack_leave), and goes on: no step, no return. */
 void lw_region_leave(lower *L, int b, edge *e) {
   int r = L->cfg->blocks[b].ipdom, stay = e[0].to == r, to = e[stay].to;
-  if (r >= L->cfg->nblocks || (e[0].to != r && e[1].to != r) || to == r ||
+  if (r >= L->cfg->nblocks || (e[0].to != r && e[1].to != r) || to == r || to >= L->cfg->nblocks ||
       L->cfg->blocks[to].part != L->part)
     return;
   LLVMBasicBlockRef fast = new_block(L, "leave.loop"), step = new_block(L, "");

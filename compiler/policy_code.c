@@ -1,9 +1,9 @@
 /* The policies' own code in warp functions: runtime/policy_stack.c and policy_pc.c, compiled to
  * bitcode when weft is built (CMakeLists.txt, embed.cmake), are linked into a compile unit's
  * module whose warp functions take their steps (weft_stack_arrive, _diverge and _leave,
- * weft_pc_arrive and _diverge: lower_step.c, lower_region.c). Their functions become internal and always inlined, so the
- * policy's decisions are made where the warp runs, by the same C the scheduler calls, and
- * nothing of them is left as a symbol of its own in the JIT. */
+ * weft_pc_arrive and _diverge: lower_step.c, lower_region.c). Their functions become internal
+ * and always inlined, so the policy's decisions are made where the warp runs, by the same C the
+ * scheduler calls, and nothing of them is left as a symbol of its own in the JIT. */
 #include <stdlib.h>
 #include <string.h>
 
