@@ -133,6 +133,15 @@ static int parse_type(type_parser *tp, cl_type *t) {
     tp->p = end + 1;
     return 1;
   }
+  if (*p >= '1' && *p <= '9') { /* a source name, as clang mangles ocl_event: code 'o' */
+    char *name;
+    unsigned long n = strtoul(p, &name, 10);
+    if (strnlen(name, n) < n) return 0;
+    t->code = 'o';
+    tp->p = name + n;
+    add_sub(tp, *t);
+    return 1;
+  }
   if (!*p || !strchr("vbcahstijlmfd", *p)) return 0;
   t->code = *p;
   tp->p = p + 1;

@@ -269,6 +269,10 @@ int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned
  * add_sat/sub_sat, hadd/rhadd, upsample, mad_sat and work-item queries of a dimension chosen
  * at run time become the plain IR they mean (before canonicalising) --- */
 void expand_builtins(LLVMModuleRef m);
+/* --- expand_async.c: async_work_group_copy, async_work_group_strided_copy and
+ * wait_group_events, as a share of the copy per work-item and a barrier; NULL for another
+ * name or a form it does not read (expand_builtins calls it) --- */
+LLVMValueRef expand_async(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, const char *name);
 /* --- expand_printf.c: printf's vector conversions become one per element, and no call of
  * printf becomes puts or putchar in the pipeline (before canonicalising) --- */
 void expand_printf(LLVMModuleRef m);

@@ -443,6 +443,8 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "shuffle") && n == 2) return shuffle_of(x, 0);
   if (!strcmp(name, "shuffle2") && n == 3) return shuffle_of(x, 1);
   if (!strcmp(name, "prefetch") && n == 2) return arg(x, 0); /* a hint: nothing to do */
+  if (!strncmp(name, "async_work_group_", 17) || !strcmp(name, "wait_group_events"))
+    return expand_async(x->m, x->b, x->call, name);
   LLVMTypeKind e = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call)));
   int real = e == LLVMFloatTypeKind || e == LLVMDoubleTypeKind;
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);

@@ -685,6 +685,23 @@ void oracle_float_parts(kio *io) {
   }
 }
 
+/* async_copy: each group's float4s reversed, doubled, plus the group's strided int; the ints
+ * back in place, tripled plus their local id. */
+void oracle_async_copy(kio *io) {
+  const float *src = IN(float, 0);
+  const int32_t *ints = IN(int32_t, 1);
+  float *out = OUT(float, 2);
+  int32_t *strided = OUT(int32_t, 3);
+  size_t n = LSIZE(io), groups = N(io) / n;
+  for (size_t g = 0; g < groups; g++)
+    for (size_t lid = 0; lid < n; lid++) {
+      int32_t v = ints[g + lid * groups];
+      for (int c = 0; c < 4; c++)
+        out[4 * (g * n + lid) + c] = src[4 * (g * n + n - 1 - lid) + c] * 2.0f + (float)v;
+      strided[g + lid * groups] = v * 3 + (int32_t)lid;
+    }
+}
+
 /* shuffles: each element picked by the mask's low bits, spelled out. */
 void oracle_shuffles(kio *io) {
   const float *f = IN(float, 0);
