@@ -140,6 +140,10 @@ LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, L
 /* The type parameter i of fn passes by value in memory (clang's byval pointer: a kernel's
  * struct, a builtin's float8), or NULL. */
 LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
+/* The function `name` of m, declared with type ft when m has none. */
+LLVMValueRef ir_function(LLVMModuleRef m, const char *name, LLVMTypeRef ft);
+/* Elements first .. first+n-1 of vector v, as a vector of n; those past v's end are poison. */
+LLVMValueRef ir_subvector(LLVMBuilderRef b, LLVMValueRef v, unsigned first, unsigned n);
 /* v as type t of the same ABI size: a bitcast, but that a 3-vector has the bits of the 4-vector
  * it is stored as (short3 and double are 8 bytes), its fourth element poison. */
 LLVMValueRef ir_bitcast_abi(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef t);

@@ -10,18 +10,13 @@
 
 #include "compiler.h"
 
-static LLVMValueRef declared(LLVMModuleRef m, const char *name, LLVMTypeRef ft) {
-  LLVMValueRef f = LLVMGetNamedFunction(m, name);
-  return f ? f : LLVMAddFunction(m, name, ft);
-}
-
 /* A work-item query of dimension d (get_local_id, get_local_size: size_t of a uint). */
 static LLVMValueRef query(LLVMModuleRef m, LLVMBuilderRef b, const char *mangled, unsigned d) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(c),
               ft = LLVMFunctionType(LLVMInt64TypeInContext(c), &i32, 1, 0);
   LLVMValueRef dim = LLVMConstInt(i32, d, 0);
-  return LLVMBuildCall2(b, ft, declared(m, mangled, ft), &dim, 1, "");
+  return LLVMBuildCall2(b, ft, ir_function(m, mangled, ft), &dim, 1, "");
 }
 
 /* void weft.async_copy.SIZE.pD.pS(dst, src, num, dst_stride, src_stride): elements of SIZE
@@ -86,7 +81,7 @@ LLVMValueRef expand_async(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, 
   if (!strcmp(name, "wait_group_events")) { /* barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_...) */
     LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(c), &i32, 1, 0);
     LLVMValueRef flags = LLVMConstInt(i32, 3, 0);
-    return LLVMBuildCall2(b, ft, declared(m, "_Z7barrierj", ft), &flags, 1, "");
+    return LLVMBuildCall2(b, ft, ir_function(m, "_Z7barrierj", ft), &flags, 1, "");
   }
   int strided = !strcmp(name, "async_work_group_strided_copy");
   if (!strided && strcmp(name, "async_work_group_copy")) return NULL;

@@ -297,8 +297,7 @@ static LLVMValueRef ldexp_of(const expander *x) {
   if (ir_is_vector(t) && !ir_is_vector(LLVMTypeOf(k))) {
     LLVMValueRef one = LLVMBuildInsertElement(x->b, LLVMGetPoison(kt), k,
                                               LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), "");
-    k = LLVMBuildShuffleVector(x->b, one, LLVMGetPoison(kt), LLVMConstNull(ir_int_shaped(t, 32)),
-                               "");
+    k = LLVMBuildShuffleVector(x->b, one, LLVMGetPoison(kt), LLVMConstNull(kt), "");
   }
   return ir_intrinsic(x->b, x->m, "llvm.ldexp", (LLVMTypeRef[]){t, kt}, 2, (LLVMValueRef[]){v, k},
                       2);
@@ -332,8 +331,7 @@ static LLVMValueRef libm_each(const expander *x) {
   for (unsigned i = 0; i < nin; i++) params[i] = e;
   if (p) params[nin] = LLVMTypeOf(p);
   LLVMTypeRef ft = LLVMFunctionType(e, params, nin + (unsigned)out, 0);
-  LLVMValueRef fn = LLVMGetNamedFunction(x->m, c_name);
-  if (!fn) fn = LLVMAddFunction(x->m, c_name, ft);
+  LLVMValueRef fn = ir_function(x->m, c_name, ft);
   unsigned n = ir_is_vector(t) ? LLVMGetVectorSize(t) : 1;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
   LLVMValueRef r = LLVMGetPoison(t);
@@ -387,9 +385,7 @@ static LLVMValueRef math_call(const expander *x, const char *name, LLVMValueRef 
   else snprintf(type, sizeof type, "%c", p[0].code);
   snprintf(mangled, sizeof mangled, "_Z%zu%s%s", strlen(name), name, type);
   LLVMTypeRef t = LLVMTypeOf(v), ft = LLVMFunctionType(t, &t, 1, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(x->m, mangled);
-  if (!f) f = LLVMAddFunction(x->m, mangled, ft);
-  return LLVMBuildCall2(x->b, ft, f, &v, 1, "");
+  return LLVMBuildCall2(x->b, ft, ir_function(x->m, mangled, ft), &v, 1, "");
 }
 
 /* sincos(x, p): sin(x), and cos(x) stored at p. */

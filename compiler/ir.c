@@ -96,22 +96,31 @@ LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned param) {
   return a ? LLVMGetTypeAttributeValue(a) : NULL;
 }
 
-/* The first n elements of vector v as a vector of n; past v's own they are poison. */
-static LLVMValueRef first_elements(LLVMBuilderRef b, LLVMValueRef v, unsigned n) {
+LLVMValueRef ir_function(LLVMModuleRef m, const char *name, LLVMTypeRef ft) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, name);
+  return f ? f : LLVMAddFunction(m, name, ft);
+}
+
+LLVMValueRef ir_subvector(LLVMBuilderRef b, LLVMValueRef v, unsigned first, unsigned n) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)));
-  LLVMValueRef idx[4];
+  unsigned size = LLVMGetVectorSize(LLVMTypeOf(v));
+  LLVMValueRef *idx = malloc(n * sizeof *idx);
+  if (!idx) DIE("out of memory");
   for (unsigned i = 0; i < n; i++)
-    idx[i] = i < LLVMGetVectorSize(LLVMTypeOf(v)) ? LLVMConstInt(i32, i, 0) : LLVMGetPoison(i32);
-  return LLVMBuildShuffleVector(b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, n), "");
+    idx[i] = first + i < size ? LLVMConstInt(i32, first + i, 0) : LLVMGetPoison(i32);
+  LLVMValueRef r = LLVMBuildShuffleVector(b, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                          LLVMConstVector(idx, n), "");
+  free(idx);
+  return r;
 }
 
 static int is_vector3(LLVMTypeRef t) { return ir_is_vector(t) && LLVMGetVectorSize(t) == 3; }
 
 LLVMValueRef ir_bitcast_abi(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef t) {
-  if (is_vector3(LLVMTypeOf(v))) v = first_elements(b, v, 4);
+  if (is_vector3(LLVMTypeOf(v))) v = ir_subvector(b, v, 0, 4);
   if (!is_vector3(t)) return LLVMBuildBitCast(b, v, t, "");
   LLVMTypeRef four = LLVMVectorType(LLVMGetElementType(t), 4);
-  return first_elements(b, LLVMBuildBitCast(b, v, four, ""), 3);
+  return ir_subvector(b, LLVMBuildBitCast(b, v, four, ""), 0, 3);
 }
 
 LLVMValueRef ir_passed_as(LLVMBuilderRef b, LLVMValueRef a, LLVMTypeRef real) {

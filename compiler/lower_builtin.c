@@ -155,20 +155,10 @@ static const math_entry *math_find(const char *name) {
   return NULL;
 }
 
-/* Elements first .. first+n-1 of v; those past v's end are poison. */
-static LLVMValueRef subvector(lower *L, LLVMValueRef v, unsigned first, unsigned n) {
-  unsigned size = LLVMGetVectorSize(LLVMTypeOf(v));
-  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
-  for (unsigned i = 0; i < n; i++)
-    m[i] = first + i < size ? lw_const_i32(L, first + i)
-                            : LLVMGetPoison(LLVMInt32TypeInContext(L->c));
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, n), "");
-}
-
 /* result[first .. first+w) = piece, the rest kept. */
 static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, unsigned first) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(result)), w = LLVMGetVectorSize(LLVMTypeOf(piece));
-  LLVMValueRef wide = w == n ? piece : subvector(L, piece, 0, n); /* poison past w */
+  LLVMValueRef wide = w == n ? piece : ir_subvector(L->b, piece, 0, n); /* poison past w */
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++)
     m[i] = lw_const_i32(L, i >= first && i < first + w ? n + i - first : i);
@@ -177,11 +167,9 @@ static LLVMValueRef place(lower *L, LLVMValueRef result, LLVMValueRef piece, uns
 
 static LLVMValueRef call_named(lower *L, const char *name, LLVMTypeRef t, LLVMValueRef *args,
                                int n) {
-  LLVMValueRef f = LLVMGetNamedFunction(L->m, name);
   LLVMTypeRef params[3] = {t, t, t};
   LLVMTypeRef ft = LLVMFunctionType(t, params, (unsigned)n, 0);
-  if (!f) f = LLVMAddFunction(L->m, name, ft);
-  return LLVMBuildCall2(L->b, ft, f, args, (unsigned)n, "");
+  return LLVMBuildCall2(L->b, ft, ir_function(L->m, name, ft), args, (unsigned)n, "");
 }
 
 /* One libmvec call per vector of the widest ISA variant, or libm for a scalar. */
@@ -203,7 +191,7 @@ static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nar
   LLVMValueRef result = LLVMGetPoison(t);
   for (unsigned first = 0; first < n; first += w) {
     LLVMValueRef pa[2];
-    for (int i = 0; i < nargs; i++) pa[i] = w == n ? a[i] : subvector(L, a[i], first, w);
+    for (int i = 0; i < nargs; i++) pa[i] = w == n ? a[i] : ir_subvector(L->b, a[i], first, w);
     LLVMValueRef r = call_named(L, name, LLVMVectorType(e, w), pa, nargs);
     if (w == n) return r;
     result = place(L, result, r, first);
@@ -819,8 +807,7 @@ static LLVMValueRef libm(lower *L, LLVMValueRef call, const builtin *bi, int uni
     params[i] = LLVMGetTypeKind(t) == LLVMPointerTypeKind ? LLVMPointerTypeInContext(L->c, 0) : t;
   }
   c.type = LLVMFunctionType(rt, params, c.n, 0), c.flat = 1;
-  c.fn = LLVMGetNamedFunction(L->m, name);
-  if (!c.fn) c.fn = LLVMAddFunction(L->m, name, c.type);
+  c.fn = ir_function(L->m, name, c.type);
   if (uniform) return call_in_lane(L, &c, 0); /* every argument is the scalar */
   return each_active_lane(L, lw_vtype(L, rt), call_in_lane, &c);
 }

@@ -113,16 +113,10 @@ void lw_step_setup(lower *L) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
   static const char *const name[2][2] = {{"weft_stack_diverge", "weft_stack_arrive"},
                                          {"weft_pc_diverge", "weft_pc_arrive"}};
+  LLVMTypeRef step = LLVMFunctionType(i32t(L), &ptr, 1, 0);
   for (int p = 0; p < 2; p++)
-    for (int i = 0; i < 2; i++) {
-      L->step[p][i] = LLVMGetNamedFunction(L->m, name[p][i]);
-      if (!L->step[p][i])
-        L->step[p][i] = LLVMAddFunction(L->m, name[p][i], LLVMFunctionType(i32t(L), &ptr, 1, 0));
-    }
-  L->stack_leave = LLVMGetNamedFunction(L->m, "weft_stack_leave");
-  if (!L->stack_leave)
-    L->stack_leave = LLVMAddFunction(L->m, "weft_stack_leave",
-                                     LLVMFunctionType(i32t(L), &ptr, 1, 0));
+    for (int i = 0; i < 2; i++) L->step[p][i] = ir_function(L->m, name[p][i], step);
+  L->stack_leave = ir_function(L->m, "weft_stack_leave", step);
   find_siblings(L);
 }
 
