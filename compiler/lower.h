@@ -97,6 +97,10 @@ typedef struct lower {
   LLVMBasicBlockRef leave_all; /* an event for the scheduler, every value in the frame */
   unsigned char *region_masked; /* per PC: the WEFT_REGIONS_* its divergent branch runs masked
                                  * under (lower_region.c), 0 for none */
+  /* While a masked side is emitted: what the splits around it would hold in mp's tables
+   * (lower_region.c, count_tables). */
+  int chain_splits;
+  LLVMValueRef chain_entries; /* i32 */
 } lower;
 
 #define COUNT_BLOCK_SHIFT 40 /* count: block executions << 40 | instructions */
@@ -171,8 +175,9 @@ void lw_liveness(lower *L); /* live_in and live_set, from the blocks' uses and d
 int lw_live_at(const lower *L, int pc, int index); /* cross slot `index` is live where pc starts */
 void lw_frame_restore(lower *L, int pc); /* the values live at pc, back from the frame */
 /* Saves the running split's lanes of the values live at any of the blocks to[0..n) (PC nblocks,
- * the end, has none). */
+ * the end, has none); lw_frame_save_of, the lanes `lanes`. */
 void lw_frame_save(lower *L, const int *to, int n);
+void lw_frame_save_of(lower *L, const int *to, int n, LLVMValueRef lanes);
 void lw_frame_save_lanes(lower *L, LLVMValueRef lanes); /* every value, of those lanes */
 
 /* lower_step.c: the `stack` policy's steps in the code */

@@ -96,8 +96,9 @@ static void save_slot(lower *L, slot *s, LLVMValueRef lanes) {
   }
 }
 
-void lw_frame_save(lower *L, const int *to, int n) {
-  LLVMValueRef lanes = lw_mask_here(L);
+void lw_frame_save(lower *L, const int *to, int n) { lw_frame_save_of(L, to, n, lw_mask_here(L)); }
+
+void lw_frame_save_of(lower *L, const int *to, int n, LLVMValueRef lanes) {
   for (int i = 0; i < L->ncross; i++) {
     if (L->cross[i]->remat) continue; /* computed again where the warp resumes */
     int needed = 0;

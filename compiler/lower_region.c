@@ -25,6 +25,15 @@
  * When the guard is R, lanes wait there and the arrival at R is the policy's call that merges
  * them (`replaced`, counted by the policy as under `stack`). A sequence that runs a block twice
  * (two sides reach it) is not for pc, which runs it once with both sides' lanes.
+ *
+ * `mp` and `mp-orec` under the lowest-pc split order without a split bound run the same
+ * branches so (WEFT_REGIONS_LOWEST_PC) when every other ready split of the warp is past R
+ * (ctx->ahead > R): the policy then runs the sides' splits in PC order, each to its point, and
+ * the split it makes at R is again the lowest. Its counts are those above (a split whose point
+ * is R has its sides' lanes arrive at its own entry: `replaced`); what its tables would have
+ * held goes to ctx->region_splits and _entries (count_tables), and the scheduler tells the
+ * policy (policy_mp.c, regions_ran), which also puts the running split where the
+ * reconvergence would have: the first free slot of its split table.
  */
 #include "lower.h"
 
@@ -93,8 +102,27 @@ void lw_region_setup(lower *L) {
     region_scan s = {L, REGION_MAX_INSTRS, -1, 1};
     if (!scan_path(&s, b, cb->ipdom, 0)) continue;
     if (cb->ipdom <= s.last) s.ordered = 0;
-    L->region_masked[b] = WEFT_REGIONS_STACK | (s.ordered ? WEFT_REGIONS_PC_ORDER : 0);
+    L->region_masked[b] = WEFT_REGIONS_STACK |
+                          (s.ordered ? WEFT_REGIONS_PC_ORDER | WEFT_REGIONS_LOWEST_PC : 0);
   }
+}
+
+static void store_max(lower *L, size_t field, LLVMValueRef v) {
+  LLVMValueRef p = lw_ctx_field(L, field), old = LLVMBuildLoad2(L->b, LLVMTypeOf(v), p, "");
+  LLVMBuildStore(L->b,
+                 LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntUGT, v, old, ""), v, old, ""), p);
+}
+
+/* mp's tables, had its steps run the divergence (WEFT_REGIONS_LOWEST_PC; policy_mp.c): the
+ * split that branched leaves the split table for its n sides, which run one after the other, as
+ * those of the divergences around it (a side that runs left its own; the others wait), and a
+ * branch whose R is not the split's point adds a reconvergence entry. */
+static void count_tables(lower *L, int n, LLVMValueRef entry) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  store_max(L, offsetof(weft_warp_ctx, region_splits),
+            lw_const_i32(L, (uint64_t)(L->chain_splits + n)));
+  store_max(L, offsetof(weft_warp_ctx, region_entries),
+            LLVMBuildAdd(L->b, L->chain_entries, LLVMBuildZExt(L->b, entry, i32, ""), ""));
 }
 
 /* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1).
@@ -102,6 +130,7 @@ void lw_region_setup(lower *L) {
 static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   LLVMBasicBlockRef done = lw_counting_begin(L);
+  count_tables(L, n, LLVMBuildNot(L->b, replaced, ""));
   LLVMValueRef met = LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""), i64, "");
   size_t field[3] = {offsetof(weft_warp_ctx, region_divergent_branches),
                      offsetof(weft_warp_ctx, region_reconvergences),
@@ -139,8 +168,19 @@ static void run_sides(lower *L, int x, edge *e, LLVMValueRef replaced) {
   }
   for (int k = 0; k < 2; k++) n += e[k].to != r;
   count_divergence(L, n, replaced);
-  for (int k = 0; k < 2; k++)
-    if (e[k].to != r) set_mask(L, e[k].mask), run_path(L, e[k].to, r, r);
+  LLVMBuildStore(L->b, lw_const_i32(L, 1),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged)));
+  int splits = L->chain_splits;
+  LLVMValueRef entries = L->chain_entries;
+  L->chain_entries = LLVMBuildAdd(
+      L->b, entries,
+      LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""), LLVMInt32TypeInContext(L->c), ""), "");
+  for (int k = 0, s = 0; k < 2; k++)
+    if (e[k].to != r) {
+      L->chain_splits = splits + n - s++ - 1;
+      set_mask(L, e[k].mask), run_path(L, e[k].to, r, r);
+    }
+  L->chain_splits = splits, L->chain_entries = entries;
   set_mask(L, mask);
 }
 
@@ -216,11 +256,17 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
   LLVMValueRef clear = /* under pc: no lane of another split waits before R */
       LLVMBuildICmp(L->b, LLVMIntUGE, guard, lw_const_i32(L, (uint64_t)r), "");
+  LLVMValueRef ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
+  LLVMValueRef alone = /* under mp: every other split waits above R */
+      LLVMBuildICmp(L->b, LLVMIntUGT, ahead, lw_const_i32(L, (uint64_t)r), "");
   LLVMValueRef ok = LLVMBuildOr(
       L->b, has_bit(L, regions, WEFT_REGIONS_STACK),
-      LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_PC_ORDER), clear, ""), "");
+      LLVMBuildOr(L->b, LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_PC_ORDER), clear, ""),
+                  LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_LOWEST_PC), alone, ""), ""),
+      "");
   LLVMBuildCondBr(L->b, ok, masked, runtime);
   LLVMPositionBuilderAtEnd(L->b, masked);
+  L->chain_splits = 0, L->chain_entries = lw_const_i32(L, 0);
   LLVMValueRef replaced = LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), "");
   run_sides(L, b, e, replaced);
   LLVMBuildCondBr(L->b, replaced, arrival, reconverge);
@@ -230,27 +276,60 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   lw_arrive(L, b, r);
 }
 
-/* The stack's top entry, the running split, has the IPDOM R of b as its point (guard == R):
- * the lanes that go to R join the entry below, which waits there, and the top entry becomes
- * one for the others (policy_stack.c's diverge when R is the top's RPC). The code narrows its
- * lanes and the top entry's (weft_stack_leave), and goes on: no step, no return. */
+/* The running split has the IPDOM R of b as its point (guard == R): the lanes that go to R
+ * wait there for the others, and the split goes on with those that stay.
+ *   - `stack`: the top entry's lanes that go to R join the entry below, which waits there, and
+ *     the top entry becomes one for the others (policy_stack.c's diverge when R is the top's
+ *     RPC). The code narrows its lanes and the top entry's (weft_stack_leave).
+ *   - `mp` under lowest-pc (every other split waits past the lanes that stay): the lanes that
+ *     go to R arrive at the split's reconvergence entry, whose other lanes are still pending;
+ *     the split with the others takes the first free slot, as the policy's diverge() leaves it
+ *     (policy_mp.c). The code saves the values live at R of the lanes that go there (the
+ *     policy resumes them from the frame), counts the divergence, narrows ctx->mask (the
+ *     split's lanes, for the events it returns) and hands the scheduler the lanes that arrived
+ *     (ctx->region_left), which tells the policy when the split returns.
+ * Either way the code goes on: no step, no return. */
 void lw_region_leave(lower *L, int b, edge *e) {
   int r = L->cfg->blocks[b].ipdom, stay = e[0].to == r, to = e[stay].to;
   if (r >= L->cfg->nblocks || (e[0].to != r && e[1].to != r) || to == r || to >= L->cfg->nblocks ||
       L->cfg->blocks[to].part != L->part)
     return;
-  LLVMBasicBlockRef fast = new_block(L, "leave.loop"), step = new_block(L, "");
+  LLVMBasicBlockRef stack = new_block(L, "leave.loop"), mp = new_block(L, "leave.loop.mp"),
+                    check_mp = new_block(L, ""), step = new_block(L, ""), go = new_block(L, "");
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
   LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32);
   LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
-  LLVMValueRef ok = LLVMBuildAnd(
-      L->b, has_bit(L, regions, WEFT_REGIONS_STACK),
-      LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), ""), "");
-  LLVMBuildCondBr(L->b, ok, fast, step);
-  LLVMPositionBuilderAtEnd(L->b, fast);
+  LLVMValueRef at_point = LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), "");
+  LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_STACK), at_point, ""),
+                  stack, check_mp);
+  LLVMPositionBuilderAtEnd(L->b, check_mp);
+  LLVMValueRef ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
+  LLVMValueRef alone = LLVMBuildICmp(L->b, LLVMIntUGT, ahead, lw_const_i32(L, (uint64_t)to), "");
+  LLVMBuildCondBr(
+      L->b,
+      LLVMBuildAnd(L->b,
+                   LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_LOWEST_PC), at_point, ""),
+                   alone, ""),
+      mp, step);
+  LLVMPositionBuilderAtEnd(L->b, stack);
   lw_store_event(L, b, 1, to, e[stay].mask);
   LLVMValueRef f = L->stack_leave;
   LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &L->ctx, 1, "");
+  LLVMBuildBr(L->b, go);
+  LLVMPositionBuilderAtEnd(L->b, mp);
+  L->chain_splits = 0, L->chain_entries = lw_const_i32(L, 0);
+  count_divergence(L, 1, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0));
+  LLVMBuildStore(L->b, lw_const_i32(L, 1),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged)));
+  lw_frame_save_of(L, &r, 1, e[1 - stay].mask); /* as the split's return would */
+  LLVMBuildStore(L->b, e[stay].mask, lw_ctx_field(L, offsetof(weft_warp_ctx, mask)));
+  LLVMValueRef left = lw_ctx_field(L, offsetof(weft_warp_ctx, region_left));
+  LLVMBuildStore(
+      L->b,
+      LLVMBuildOr(L->b, LLVMBuildLoad2(L->b, LLVMTypeOf(L->mask), left, ""), e[1 - stay].mask, ""),
+      left);
+  LLVMBuildBr(L->b, go);
+  LLVMPositionBuilderAtEnd(L->b, go);
   set_mask(L, e[stay].mask);
   lw_stop_check(L, b, to, to <= b); /* as the step's split would start there, guard or not */
   LLVMBuildBr(L->b, L->bbs[to]);

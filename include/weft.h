@@ -61,14 +61,18 @@ typedef struct weft_options {
   unsigned warp;      /* W, work-items per warp: 4, 8, 16, 32 or 64; 0: 32 */
   unsigned lanes; /* G, lanes per vector: 4, 8 or 16, dividing W; 0: 16 with AVX-512, else 8 */
   /* How mp and mp-orec schedule the splits of a warp (stack and pc ignore both): */
-  const char *split_order; /* "rr" (NULL: round robin, as the MP paper) or "lowest-pc" */
+  /* "lowest-pc" (NULL: the ready split with the smallest PC, which the generated code can follow
+   * without returning to the runtime) or "rr" (round robin, as the MP paper simulates) */
+  const char *split_order;
   unsigned max_splits; /* runnable splits per warp, >= 2 (2 models the dual-path stack); a
                               split that finds them all taken waits for one to end; 0: W */
   /* 0 (the default): under `stack` and `pc`, the generated code takes the policy's decisions
    * itself, inlined, and goes on with the split the policy picks with its values in registers,
    * returning only at a barrier, at its end, at an event outside any loop, or (pc) when the
-   * policy picks a split other than a divergence's smallest target; `mp` and `mp-orec` return
-   * to the runtime at every event. 1: every policy event (a divergent branch,
+   * policy picks a split other than a divergence's smallest target; `mp` and `mp-orec` (in the
+   * lowest-pc order, without a split bound) run structured branches masked and a loop's later
+   * exits in the code when no other split of the warp waits before them, and return to the
+   * runtime at every other event. 1: every policy event (a divergent branch,
    * a reconvergence, a barrier) returns from the generated code to the runtime, which hands
    * it to the policy and calls the code again: the reference path, and the one traces take.
    * Results and stats are the same either way, but for round_trips (and the time). */
@@ -205,8 +209,7 @@ typedef struct weft_stats {
   uint64_t policy_calls; /* calls from generated code into the policy */
   uint64_t barriers; /* barrier completions, per work-group */
   /* Returns to the scheduler that it resumed: calls of the warp function after a warp's first
-   * one. Under `stack`, where a warp does not go on in the generated code (a barrier, a
-   * divergent branch outside any loop); under the other policies or with
+   * one, where a warp does not go on in the generated code (see policy_in_runtime); with
    * weft_options.policy_in_runtime, one per policy event. */
   uint64_t round_trips;
   uint64_t early_reconvergences; /* mp-orec: a split merged with a waiting split at the same

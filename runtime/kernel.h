@@ -72,6 +72,9 @@ enum weft_regions {
   WEFT_REGIONS_PC_ORDER = 2, /* those whose masked sequence runs its blocks in increasing PC
                                 order, when no lane of another split waits before the IPDOM
                                 (guard >= IPDOM): `pc` then runs them so */
+  WEFT_REGIONS_LOWEST_PC = 4, /* the same branches, when every other split of the warp waits
+                                 above the IPDOM (ctx->ahead > IPDOM): `mp` and `mp-orec` with
+                                 the lowest-pc split order and no split bound then run them so */
 };
 
 /* Shared by the warps of one work-group; read-only for generated code. */
@@ -122,6 +125,8 @@ typedef struct weft_warp_ctx {
   void *policy;
   policy_counters *counters;
   uint32_t regions; /* the structured branches that run masked: WEFT_REGIONS_* */
+  uint32_t ahead;   /* WEFT_REGIONS_LOWEST_PC: the lowest PC of another ready split, or
+                       UINT32_MAX */
   uint32_t steps;
   uint32_t started;
   /* 1 when the launch reports stats or is traced: only then does the code count blocks, lanes
@@ -142,6 +147,15 @@ typedef struct weft_warp_ctx {
    * here, next to the others, so that the code can keep them all in registers through a branch
    * (ctx->counters may be anywhere, for all the compiler knows). */
   uint64_t region_divergent_branches, region_reconvergences, region_policy_calls;
+  /* Under WEFT_REGIONS_LOWEST_PC, set by the code, read and cleared by the scheduler after each
+   * call: region_diverged, 1 once a branch ran masked with its lanes going two ways (the
+   * policy's tables would have moved the running split to another slot); when counting, the
+   * most splits the tables would have held at once above the running one's (plus 1: 0 when
+   * nothing diverged) and the most reconvergence entries above those they held. */
+  uint32_t region_diverged, region_splits, region_entries, pad3_;
+  /* ... and region_left: lanes that left a loop for the running split's own point, where they
+   * wait among its reconvergence entry's arrivals (the code went on with the others). */
+  uint64_t region_left;
   /* Fixed for the warp. */
   const weft_group *group;
   char *frame; /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */

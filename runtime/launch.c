@@ -349,7 +349,9 @@ static weft_status check_all(weft_runtime *rt, const weft_compiled_kernel *k, co
   p->regions = !in_code                     ? 0
                : p->policy == &policy_stack ? WEFT_REGIONS_STACK
                : p->policy == &policy_pc    ? WEFT_REGIONS_PC_ORDER
-                                            : 0;
+               : p->policy->ahead && p->cfg.order == SPLIT_LOWEST_PC && p->cfg.max_splits >= k->warp
+                   ? WEFT_REGIONS_LOWEST_PC
+                   : 0;
   p->x_aligned = rt_x_aligned(range, k->lanes);
   p->run = p->x_aligned ? k->run : k->run_unaligned;
   if (!p->run)

@@ -28,9 +28,9 @@ const char *split_order_name(split_order_kind order) { return order_names[order]
 
 weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
                                policy_config *cfg, char *why, size_t n) {
-  policy_config c = {SPLIT_RR, max_splits == 0 || max_splits > warp ? warp : max_splits};
-  if (split_order && !strcmp(split_order, order_names[SPLIT_LOWEST_PC])) c.order = SPLIT_LOWEST_PC;
-  else if (split_order && strcmp(split_order, order_names[SPLIT_RR]))
+  policy_config c = {SPLIT_LOWEST_PC, max_splits == 0 || max_splits > warp ? warp : max_splits};
+  if (split_order && !strcmp(split_order, order_names[SPLIT_RR])) c.order = SPLIT_RR;
+  else if (split_order && strcmp(split_order, order_names[SPLIT_LOWEST_PC]))
     return rt_error(why, n, WEFT_ERROR_INVALID_VALUE, "split order '%s' is not rr or lowest-pc",
                     split_order);
   if (max_splits == 1) /* the paper's smallest table, the dual-path stack, has 2 */

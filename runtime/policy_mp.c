@@ -203,14 +203,19 @@ static void promote(mp_state *s) {
   }
 }
 
-/* Records the table sizes after an event that may have grown them. */
-static void observe(mp_state *s, policy_counters *c) {
-  uint32_t splits = (uint32_t)__builtin_popcountll(s->used);
-  uint64_t entries = (uint64_t)__builtin_popcountll(s->used & ~s->parked);
+/* Records table sizes: splits in the ST, `entries` of them not parked, `recs` in the RT. */
+static void observe_sizes(mp_state *s, uint32_t splits, uint64_t entries, uint32_t recs,
+                          policy_counters *c) {
   if (splits > s->most_splits) c->split_excess += splits - s->most_splits, s->most_splits = splits;
   if (splits > c->max_splits) c->max_splits = splits;
   if (entries > c->max_st_entries) c->max_st_entries = entries;
-  if (s->rlive > c->max_rt_entries) c->max_rt_entries = s->rlive;
+  if (recs > c->max_rt_entries) c->max_rt_entries = recs;
+}
+
+/* Records the table sizes after an event that may have grown them. */
+static void observe(mp_state *s, policy_counters *c) {
+  observe_sizes(s, (uint32_t)__builtin_popcountll(s->used),
+                (uint64_t)__builtin_popcountll(s->used & ~s->parked), s->rlive, c);
 }
 
 /* ---- events ---- */
@@ -409,6 +414,40 @@ static void mp_barrier_release(void *st, policy_counters *c) {
   observe(s, c);
 }
 
+/* Under the lowest-pc order a split that branches below every other split runs the branch's
+ * sides, and nested ones, in PC order and then goes on at the IPDOM, as the generated code does
+ * when the IPDOM is below ahead(). */
+static uint32_t mp_ahead(const void *st) {
+  const mp_state *s = st;
+  uint32_t pc = UINT32_MAX;
+  for (uint64_t m = ready_splits(s) & ~(1ull << s->cur); m; m &= m - 1)
+    if (s->st[__builtin_ctzll(m)].pc < pc) pc = s->st[__builtin_ctzll(m)].pc;
+  return pc;
+}
+
+/* The code ran branches masked: the tables grew by what ctx says at most and shrank back, the
+ * lanes that left a loop (region_left) arrived at the split's entry, and the split that goes on
+ * is the one each reconvergence or loop exit put into the first free slot. (Its
+ * insertion number stays: it matters only to parked splits, and there are none without a
+ * bound.) */
+static void mp_regions_ran(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
+  mp_state fresh = {.used = 1, .most_splits = 1}, *s = st ? st : &fresh;
+  if (ctx->region_splits) {
+    uint32_t splits = (uint32_t)__builtin_popcountll(s->used) - 1 + ctx->region_splits;
+    observe_sizes(s, splits, splits, s->rlive + ctx->region_entries, c);
+  }
+  if (!st || !ctx->region_diverged) return;
+  mp_split *sp = &s->st[s->cur];
+  if (ctx->region_left) sp->mask &= ~ctx->region_left, s->rt[sp->rix].pending &= ~ctx->region_left;
+  uint64_t others = s->used & ~(1ull << s->cur);
+  uint32_t slot = (uint32_t)__builtin_ctzll(~others);
+  if (slot >= s->cur) return;
+  s->st[slot] = s->st[s->cur];
+  st_remove(s, s->cur);
+  s->used |= 1ull << slot;
+  s->cur = slot;
+}
+
 static uint64_t mp_finished(const void *st) { return ((const mp_state *)st)->finished; }
 
 /* A lane is in one split, or has arrived (is not pending) at one reconvergence entry, the
@@ -522,6 +561,8 @@ const weft_policy_ops policy_mp = {
     .print = mp_print,
     .print_json = mp_print_json,
     .release = mp_release,
+    .ahead = mp_ahead,
+    .regions_ran = mp_regions_ran,
 };
 
 const weft_policy_ops policy_mp_orec = {
@@ -538,4 +579,6 @@ const weft_policy_ops policy_mp_orec = {
     .print = mp_print,
     .print_json = mp_print_json,
     .release = mp_release,
+    .ahead = mp_ahead,
+    .regions_ran = mp_regions_ran,
 };

@@ -59,7 +59,9 @@ void rt_json_index(FILE *f, const char *key, uint32_t x, uint32_t none);
  * from weft_options' split_order and max_splits. */
 typedef enum split_order_kind {
   SPLIT_RR,        /* round robin over the split table's slots, as the MP paper simulates */
-  SPLIT_LOWEST_PC, /* the ready split with the smallest PC (ties: the lowest slot) */
+  SPLIT_LOWEST_PC, /* the ready split with the smallest PC (ties: the lowest slot); the default:
+                      the code can follow it, so structured branches and a loop's later exits
+                      run there without a return (kernel.h, WEFT_REGIONS_LOWEST_PC) */
 } split_order_kind;
 
 typedef struct policy_config {
@@ -67,7 +69,7 @@ typedef struct policy_config {
   unsigned max_splits; /* runnable splits per warp, 2..W; a split past it waits (paper's Sec. 5) */
 } policy_config;
 
-/* The config of weft_options' split_order (NULL: "rr") and max_splits (0, or above W: W) for
+/* The config of weft_options' split_order (NULL: "lowest-pc") and max_splits (0, or above W: W) for
  * warps of width warp; WEFT_ERROR_INVALID_VALUE with the reason in why for anything else. */
 weft_status policy_config_make(const char *split_order, unsigned max_splits, unsigned warp,
                                policy_config *cfg, char *why, size_t n);
@@ -121,6 +123,12 @@ typedef struct weft_policy_ops {
   /* NULL, or frees what the calls since init allocated; the scheduler calls it once for every
    * init, when the warp's work-group is over (finished or failed). */
   void (*release)(void *st);
+  /* For a policy whose split order the code can follow (kernel.h, WEFT_REGIONS_LOWEST_PC):
+   * ahead() is ctx->ahead for the split next() gave; after a call in which branches ran masked,
+   * regions_ran() makes the state and counters what the policy's own steps would have left
+   * (ctx->region_*), st NULL for a warp that ended in its first call, before any state. */
+  uint32_t (*ahead)(const void *st);
+  void (*regions_ran)(void *st, const weft_warp_ctx *ctx, policy_counters *c);
 } weft_policy_ops;
 
 /* NULL when no policy has that name. */
@@ -287,7 +295,7 @@ typedef struct weft_runtime weft_runtime;
  * may keep their defaults; the policy must exist. */
 weft_status runtime_create(const weft_options *resolved, weft_runtime **out);
 void runtime_release(weft_runtime *rt);
-/* The options in force: split_order and max_splits resolved ("rr", W). */
+/* The options in force: split_order and max_splits resolved ("lowest-pc", W). */
 weft_options runtime_options(const weft_runtime *rt);
 /* The split order and split bound of the following launches (weft_options' meaning); on error
  * nothing changes and why says what is wrong. */

@@ -202,6 +202,17 @@ static weft_status hand_event(sched_worker *w, const launch_plan *p, unsigned i)
   return s == WEFT_SUCCESS ? s : event_error(w, p, i, s);
 }
 
+/* Tells the policy what the branches the code ran masked under WEFT_REGIONS_LOWEST_PC changed
+ * (st NULL: the warp ended in its first call, before its state started: only the counts
+ * matter). Each call of the warp function starts with region_diverged 0. */
+static void regions_ran(sched_worker *w, const launch_plan *p, unsigned i, void *st) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  if (!(p->regions & WEFT_REGIONS_LOWEST_PC) || !(c->region_splits || (st && c->region_diverged)))
+    return;
+  p->policy->regions_ran(st, c, &w->pcount[i]);
+  c->region_splits = c->region_entries = 0, c->region_left = 0;
+}
+
 /* The first call of every warp runs without the policy: every policy starts a warp as all its
  * lanes at PC 0 with nothing published, and most warps of most kernels end in that one call
  * (no divergent branch, no barrier), after which there is nothing to decide. A warp that did
@@ -227,7 +238,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   }
   w->ended[i] = c->event == WEFT_EVENT_BRANCH && c->ntargets == 1 && c->target_pc[0] == end &&
                 c->target_mask[0] == live && c->from_pc < end;
-  if (w->ended[i]) return WEFT_SUCCESS;
+  if (w->ended[i]) return regions_ran(w, p, i, NULL), WEFT_SUCCESS;
   void *st = warp_state(w, i);
   uint32_t pc, guard;
   uint64_t mask;
@@ -236,6 +247,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
     return rt_error(w->err, sizeof w->err, WEFT_ERROR_JIT,
                     "policy '%s' does not start a warp at PC 0 with all its lanes",
                     p->policy->name);
+  regions_ran(w, p, i, st);
   return hand_event(w, p, i);
 }
 
@@ -249,7 +261,8 @@ static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_w
   c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
   c->chain = chain; /* the policy starts after the first call */
   c->policy = NULL, c->counters = NULL, c->regions = p->regions, c->steps = p->steps;
-  c->started = 0, c->kernel = p->k;
+  c->started = 0, c->kernel = p->k, c->ahead = UINT32_MAX; /* the warp is one split */
+  c->region_diverged = 0;
   if (!p->steps) return;
   /* unless the code takes the policy's steps: its state starts at the first (kernel.h) */
   c->policy = warp_state(w, i), c->counters = &w->pcount[i];
@@ -275,7 +288,8 @@ static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *
   weft_status s = WEFT_SUCCESS;
   for (unsigned i = 0; i < n && s == WEFT_SUCCESS; *started = ++i) {
     p->run(warp_ctx(w, i));
-    for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i) w->ended[i] = 1, ++*ended;
+    for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i)
+      w->ended[i] = 1, ++*ended, regions_ran(w, p, i, NULL);
     s = after_first_call(w, p, i);
     *ended += w->ended[i];
   }
@@ -358,7 +372,10 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
     if (stopping(p)) return stop_split(w, p, i);
     c->event = 0, c->ntargets = 0;
     w->counters.round_trips++;
+    if (p->regions & WEFT_REGIONS_LOWEST_PC)
+      c->ahead = p->policy->ahead(st), c->region_diverged = 0;
     p->run(c);
+    regions_ran(w, p, i, st);
     if (c->event == WEFT_EVENT_HANDLED) return WEFT_SUCCESS; /* the warp finished */
     if (c->event == WEFT_EVENT_NEXT) continue;                  /* the policy took the events */
     if (c->event == WEFT_EVENT_STOPPED) return watchdog_report(w, p, i, 1);

@@ -62,6 +62,20 @@ void oracle_loop_break(kio *io) {
   }
 }
 
+void oracle_probe_compare(kio *io) {
+  const uint8_t *table = IN(uint8_t, 0), *q = IN(uint8_t, 1);
+  for (size_t id = 0; id < N(io); id++) {
+    int found = -1;
+    for (int n = 0, slot = (int)(id * 7) & 63; n < 64 && table[slot * 4];
+         n++, slot = (slot + 1) & 63)
+      if (!memcmp(table + slot * 4, q + id * 4, 3)) {
+        found = slot * 4 + table[slot * 4 + 3];
+        break;
+      }
+    OUT(int32_t, 2)[id] = found;
+  }
+}
+
 /* Sums in the kernel's order, so that the floats agree exactly; j = k * i before step k. */
 void oracle_grid_stride(kio *io) {
   uint32_t n = VAL(uint32_t, 4);

@@ -8,7 +8,8 @@
  * intersection, so `WEFT_KERNEL_WARPS=32 ctest -L kernels` runs W 32 only even though ctest
  * runs one W per test):
  *     WEFT_KERNEL_POLICIES  stack,mp,mp-orec,pc and the split variants of mp and mp-orec:
- *                           POLICY:lowest-pc (--split-order), POLICY:max2 (--max-splits 2)
+ *                           POLICY:rr (--split-order; lowest-pc is the default), POLICY:max2
+ *                           (--max-splits 2), both as in mp-orec:rr:max2
  *     WEFT_KERNEL_WARPS     4,8,16,32,64     (--warps narrows it the same way)
  *     WEFT_KERNEL_LANES     4,8,16
  *     WEFT_KERNEL_THREADS   1,2
@@ -38,9 +39,9 @@
 #define WEFT_KERNEL_DIR "tests/kernels"
 #endif
 
-static const char *const all_policies[] = {"stack",   "mp",           "mp-orec",
-                                           "pc",      "mp:lowest-pc", "mp-orec:lowest-pc",
-                                           "mp:max2", "mp-orec:max2", "mp-orec:lowest-pc:max2"};
+static const char *const all_policies[] = {
+    "stack",      "mp",         "mp-orec",         "pc",          "mp:rr",
+    "mp-orec:rr", "mp:rr:max2", "mp-orec:rr:max2", "mp-orec:max2"};
 static const unsigned all_warps[] = {4, 8, 16, 32, 64};
 static const unsigned all_lanes[] = {4, 8, 16};
 static const unsigned all_threads[] = {1, 2};
@@ -238,7 +239,10 @@ static weft_status use_policy(weft_context *ctx, const char *variant) {
   snprintf(name, sizeof name, "%s", variant);
   char *opts = strchr(name, ':');
   if (opts) *opts++ = 0;
-  const char *order = opts && strstr(opts, "lowest-pc") ? "lowest-pc" : "rr";
+  const char *order = !opts                       ? NULL
+                      : strstr(opts, "lowest-pc") ? "lowest-pc"
+                      : strstr(opts, "rr")        ? "rr"
+                                                  : NULL;
   const char *max = opts ? strstr(opts, "max") : NULL;
   weft_status st = weft_context_set_policy(ctx, name);
   return st ? st : weft_context_set_splits(ctx, order, max ? (unsigned)atoi(max + 3) : 0);
@@ -276,6 +280,13 @@ static bool launch_case(config *cf, weft_kernel *kernel, const char *policy, con
   return ok;
 }
 
+/* Whether the policy runs structured branches masked in the code (kernel.h, ctx->regions):
+ * `stack`, `pc`, and `mp` and `mp-orec` under the lowest-pc order (the default) without a split
+ * bound. */
+static bool runs_regions(const char *policy) {
+  return !strstr(policy, ":rr") && !strstr(policy, "max");
+}
+
 /* One case in one configuration, with the policy stepped from the runtime (the reference,
  * weft_options.policy_in_runtime) and from the generated code (the default), which must give
  * the same results and stats, and once more in code without stats (the code then counts
@@ -298,7 +309,7 @@ static bool run_one(config *cf, const char *policy, const kcase *c, const kbufs 
              (unsigned long long)in_code.round_trips, (unsigned long long)stats.round_trips);
     ok = false;
   }
-  if (ok && c->structured && (!strcmp(policy, "stack") || !strcmp(policy, "pc")) &&
+  if (ok && c->structured && runs_regions(policy) &&
       (in_code.round_trips || !in_code.divergent_branches)) {
     snprintf(msg, sizeof msg,
              "structured branches, yet %llu round trips with the policy in code (and %llu "

@@ -202,7 +202,7 @@ static void options_check_says_why(void **state) {
   assert_int_equal(weft_options_check(NULL, why, sizeof why), WEFT_SUCCESS);
 }
 
-/* split_order and max_splits: resolved to "rr" and W, checked at creation and when set. */
+/* split_order and max_splits: resolved to "lowest-pc" and W, checked at creation and when set. */
 static void split_options(void **state) {
   (void)state;
   weft_context *ctx = NULL;
@@ -212,11 +212,11 @@ static void split_options(void **state) {
   weft_options ok = {.warp = 8, .threads = 1, .policy = "mp"};
   assert_int_equal(weft_context_create(&ok, &ctx), WEFT_SUCCESS);
   weft_options r = weft_context_options(ctx);
-  assert_string_equal(r.split_order, "rr");
-  assert_int_equal(r.max_splits, 8);
-  assert_int_equal(weft_context_set_splits(ctx, "lowest-pc", 2), WEFT_SUCCESS);
-  r = weft_context_options(ctx);
   assert_string_equal(r.split_order, "lowest-pc");
+  assert_int_equal(r.max_splits, 8);
+  assert_int_equal(weft_context_set_splits(ctx, "rr", 2), WEFT_SUCCESS);
+  r = weft_context_options(ctx);
+  assert_string_equal(r.split_order, "rr");
   assert_int_equal(r.max_splits, 2);
   assert_int_equal(weft_context_set_splits(ctx, NULL, 1), WEFT_ERROR_INVALID_VALUE);
   assert_non_null(strstr(weft_last_error(ctx), "at least 2"));
@@ -658,9 +658,11 @@ static void barriers_on_both_sides_complete_under_mp(void **state) {
 }
 
 /* Issue 4: samples/sphere_trace.cl has the MP paper's Figure 10 shape (a loop left by a `break`
- * with work on its way out); mp-orec merges splits early in that work, so its SIMD efficiency is
- * higher than stack's, with the same results and the same work per lane (lane_instrs). The
- * counters are deterministic: the assertion holds on any machine and load. */
+ * with work on its way out); mp-orec in the round-robin order merges splits early in that work,
+ * so its SIMD efficiency is higher than stack's, with the same results and the same work per
+ * lane (lane_instrs). In the default order, lowest PC first, the split that breaks out runs on
+ * before the others come round, so nothing merges. The counters are deterministic: the
+ * assertions hold on any machine and load. */
 static void early_reconvergence_beats_stack_on_figure10_loop(void **state) {
   weft_context *ctx = *state;
   enum { WIDTH = 128, HEIGHT = 96, N = WIDTH * HEIGHT };
@@ -668,24 +670,28 @@ static void early_reconvergence_beats_stack_on_figure10_loop(void **state) {
   weft_kernel *k;
   assert_int_equal(weft_program_build_file(ctx, WEFT_SAMPLES "/sphere_trace.cl", NULL, &p), 0);
   assert_int_equal(weft_kernel_create(p, "sphere_trace", &k), WEFT_SUCCESS);
-  static float out[2][N];
+  static float out[3][N];
   int width = WIDTH, height = HEIGHT, steps = 128;
   weft_ndrange r = {2, {WIDTH, HEIGHT, 1}, {32, 8, 1}};
-  weft_stats st[2];
-  const char *policies[] = {"stack", "mp-orec"};
-  for (int i = 0; i < 2; i++) {
+  weft_stats st[3];
+  const char *policies[] = {"stack", "mp-orec", "mp-orec"}, *orders[] = {NULL, "rr", NULL};
+  for (int i = 0; i < 3; i++) {
     weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof out[i], out[i]},
                        {WEFT_ARG_VALUE, WEFT_I32, 4, &width},
                        {WEFT_ARG_VALUE, WEFT_I32, 4, &height},
                        {WEFT_ARG_VALUE, WEFT_I32, 4, &steps}};
     assert_int_equal(weft_context_set_policy(ctx, policies[i]), WEFT_SUCCESS);
+    assert_int_equal(weft_context_set_splits(ctx, orders[i], 0), WEFT_SUCCESS);
     assert_int_equal(weft_kernel_launch(k, &r, 4, args, &st[i]), WEFT_SUCCESS);
   }
-  assert_memory_equal(out[0], out[1], sizeof out[0]);
-  assert_int_equal(st[0].lane_instrs, st[1].lane_instrs);
+  for (int i = 1; i < 3; i++) {
+    assert_memory_equal(out[0], out[i], sizeof out[0]);
+    assert_int_equal(st[0].lane_instrs, st[i].lane_instrs);
+  }
   assert_int_equal(st[0].early_reconvergences, 0);
   assert_true(st[1].early_reconvergences > 0);
   assert_true(st[1].simd_efficiency > st[0].simd_efficiency);
+  assert_int_equal(st[2].early_reconvergences, 0);
   assert_int_equal(weft_context_set_policy(ctx, "stack"), WEFT_SUCCESS);
   weft_kernel_release(k);
   weft_program_release(p);

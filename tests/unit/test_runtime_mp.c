@@ -413,6 +413,79 @@ static void lowest_pc_order(void **state) {
   replay_done(&r);
 }
 
+/* Figure 6 under lowest-pc up to C's branch, after B arrived: C's split is alone in slot 1. */
+static void figure6_to_c(replay *r) {
+  static const uint32_t ipdom[] = {6, 6, 5, 5, 5, 6, 7};
+  replay_init_cfg(r, "mp", 7, ipdom, 0xf, (policy_config){SPLIT_LOWEST_PC, 4});
+  expect_next(r, 0, 0xf, 7);
+  split2(r, 0, 1, 0x5, 2, 0xa);
+  expect_next(r, 1, 0x5, 6);
+  assert_int_equal(r->ops->ahead(r->st), 2); /* C waits at 2 */
+  jump(r, 1, 6);
+  expect_next(r, 2, 0xa, 6);
+  assert_int_equal(r->ops->ahead(r->st), UINT32_MAX);
+}
+
+/* C's branch to D and E run masked in the code (WEFT_REGIONS_LOWEST_PC), then F reaches a
+ * barrier: regions_ran() leaves the tables and counters as the steps do, F in the slot the
+ * reconvergence put it in (0, not C's 1). */
+static void regions_ran_as_steps(void **state) {
+  (void)state;
+  replay steps, code;
+  figure6_to_c(&steps);
+  split2(&steps, 2, 3, 0x2, 4, 0x8);
+  step(&steps, 3, 0x2, 5, 5);
+  step(&steps, 4, 0x8, 5, 5);
+  expect_next(&steps, 5, 0xa, 6);
+  assert_int_equal(barrier(&steps, 5, 6), 0);
+  figure6_to_c(&code);
+  code.ctx.region_diverged = 1;
+  code.ctx.region_splits = 2; /* C's two sides above the others */
+  code.ctx.region_entries = 1; /* F's entry above A's */
+  code.ops->regions_ran(code.st, &code.ctx, &code.c);
+  assert_int_equal(barrier(&code, 5, 6), 0);
+  const char *want = "warp split table: 1 split\n"
+                     "     #    PC   RPC    R  mask\n"
+                     "     0     6     6    0  1010  waiting at the barrier ending block 5\n"
+                     "reconvergence table: 1 entry\n"
+                     "     #    PC   RPC    R  reconv  pending\n"
+                     "     0     6     7    -  1111    1010\n";
+  expect_state(&steps, want);
+  expect_state(&code, want);
+  assert_int_equal(code.c.max_splits, 2);
+  assert_int_equal(code.c.max_rt_entries, 2);
+  assert_int_equal(code.c.max_splits, steps.c.max_splits);
+  assert_int_equal(code.c.max_st_entries, steps.c.max_st_entries);
+  assert_int_equal(code.c.max_rt_entries, steps.c.max_rt_entries);
+  assert_int_equal(code.c.split_excess, steps.c.split_excess);
+  replay_done(&steps), replay_done(&code);
+}
+
+/* A loop whose later exits the code takes (WEFT_REGIONS_LOWEST_PC), then a divergence it
+ * returns: A; H: exit to X or B; B: if C; D; back to H. A=0 H=1 B=2 C=3 D=4 X=5, end 6. Lane 1
+ * left the loop in the code: it arrived at X's entry, and the split that diverges at B is the
+ * lanes that stayed, so that its new entry at D waits for them only. */
+static void loop_left_in_code(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {1, 5, 4, 4, 1, 6};
+  replay r;
+  replay_init_cfg(&r, "mp", 6, ipdom, 0xf, (policy_config){SPLIT_LOWEST_PC, 4});
+  expect_next(&r, 0, 0xf, 6);
+  split2(&r, 1, 2, 0xe, 5, 0x1); /* lane 0 leaves first: X's entry */
+  expect_next(&r, 2, 0xe, 5);
+  r.ctx.region_diverged = 1, r.ctx.region_left = 0x2, r.ctx.mask = 0xc;
+  r.ops->regions_ran(r.st, &r.ctx, &r.c);
+  split2(&r, 2, 3, 0x4, 4, 0x8);
+  expect_state(&r, "warp split table: 1 split\n" /* lane 3 went straight to D */
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     4    1  0100\n"
+                   "reconvergence table: 2 entries\n"
+                   "     #    PC   RPC    R  reconv  pending\n"
+                   "     0     5     6    -  1111    1100\n"
+                   "     1     4     5    0  1100    0100\n");
+  replay_done(&r);
+}
+
 /* --max-splits 2 (the paper's Section 5, the dual-path stack) on Figure 6: when C diverges, D
  * takes the slot C left and E finds both taken: it waits, is never offered, and becomes ready
  * when D arrives at F. The stats count E among the splits but not among the ST entries. */
@@ -663,6 +736,8 @@ int main(void) {
       cmocka_unit_test(barriers_in_both_sides),
       cmocka_unit_test(deep_chains_grow),
       cmocka_unit_test(lowest_pc_order),
+      cmocka_unit_test(regions_ran_as_steps),
+      cmocka_unit_test(loop_left_in_code),
       cmocka_unit_test(max_splits_parks),
       cmocka_unit_test(max_splits_no_deadlock),
       cmocka_unit_test(max_splits_barriers),

@@ -176,8 +176,8 @@ static void mp_fig3_stack(void **state) {
 /* MP paper, Figure 5 (the code of Figure 2) under MP IPDOM. (1) A1111 alone in the ST; (2) A
  * moves to the RT at its RPC D with reconvergence and pending mask 1111, B0101 and C1010 enter
  * the ST. The paper's B reaches D first (3) and C second (4), which empties the pending mask, so
- * D1111 moves back to the ST (5). weft runs the ready splits round robin from the slot after the
- * one that ran, so C (slot 1) runs before B: its step shows the paper's (3) with B and C
+ * D1111 moves back to the ST (5). Under --split-order rr weft runs the ready splits round robin
+ * from the slot after the one that ran, so C (slot 1) runs before B: its step shows the paper's (3) with B and C
  * swapped, and B's step the paper's (4)-(5). */
 static void mp_fig5_mp(void **state) {
   (void)state;
@@ -188,11 +188,11 @@ static void mp_fig5_mp(void **state) {
       {"B", "0101", "reconverge", "ST 0:D1111>$ | RT"},                       /* (4), (5) */
       {"D", "1111", "exit", "ST | RT"},
   };
-  run_trace(&t, "mp_fig2.cl", "--policy mp " W4);
+  run_trace(&t, "mp_fig2.cl", "--policy mp --split-order rr " W4);
   check(&t, e, 4);
 }
 
-/* Figure 5 again with --split-order lowest-pc: B (the lower PC) reaches D first, as the paper
+/* Figure 5 again in the default order, lowest-pc: B (the lower PC) reaches D first, as the paper
  * draws it, so every step is the figure's: (3) B arrives, D pending 1010; (4)-(5) C arrives,
  * D1111 moves back to the ST. */
 static void mp_fig5_mp_lowest_pc(void **state) {
@@ -204,7 +204,7 @@ static void mp_fig5_mp_lowest_pc(void **state) {
       {"C", "1010", "reconverge", "ST 0:D1111>$ | RT"},                       /* (4), (5) */
       {"D", "1111", "exit", "ST | RT"},
   };
-  run_trace(&t, "mp_fig2.cl", "--policy mp --split-order lowest-pc " W4);
+  run_trace(&t, "mp_fig2.cl", "--policy mp " W4);
   check(&t, e, 4);
 }
 
@@ -212,7 +212,7 @@ static void mp_fig5_mp_lowest_pc(void **state) {
  * (3) C1010 diverges: it moves to the RT at F, D0010 and E1000 take the first free ST slots,
  * three parallel paths. The paper then has B reach G (4), E reach F (5), D reach F (6), which
  * moves F1010 to the ST (7), and F reach G (8), which moves G1111 to the ST (9). weft's round
- * robin runs E (the slot after C's) before B, so after E's step F is pending 0010 while G is
+ * robin (--split-order rr) runs E (the slot after C's) before B, so after E's step F is pending 0010 while G is
  * still pending 1111, a state the figure does not draw; after B's step the tables are the
  * figure's (5), after D's (7), after F's (9). */
 static void mp_fig6_mp(void **state) {
@@ -228,7 +228,7 @@ static void mp_fig6_mp(void **state) {
       {"F", "1010", "reconverge", "ST 0:G1111>$ | RT"},                           /* (8), (9) */
       {"G", "1111", "exit", "ST | RT"},
   };
-  run_trace(&t, "mp_fig6.cl", "--policy mp " W4);
+  run_trace(&t, "mp_fig6.cl", "--policy mp --split-order rr " W4);
   check(&t, e, 7);
 }
 
@@ -238,7 +238,8 @@ static void mp_fig6_mp(void **state) {
  * C split's guard, so the generated code returns there and the policy merges the two splits at
  * the same PC with the same RPC into B1111, an early reconvergence (the figure's (2)-(4), at
  * block granularity: no B_R entry appears in the RT). B then runs once for the whole warp and
- * reaches D. Block 'e' is the code before the loop, 'x' the loop's exit edge. */
+ * reaches D. Block 'e' is the code before the loop, 'x' the loop's exit edge. Round robin
+ * (--split-order rr) runs C first; the lowest PC would run B to D before C comes round. */
 static void mp_fig11_orec(void **state) {
   (void)state;
   trace t = {.letters = "eABCxD"};
@@ -249,7 +250,7 @@ static void mp_fig11_orec(void **state) {
       {"B", "1111", "reconverge", "ST 0:D1111>$ | RT"},
       {"D", "1111", "exit", "ST | RT"},
   };
-  run_trace(&t, "mp_fig10.cl", "--policy mp-orec " W4);
+  run_trace(&t, "mp_fig10.cl", "--policy mp-orec --split-order rr " W4);
   check(&t, e, 5);
 }
 
@@ -257,7 +258,7 @@ static void mp_fig11_orec(void **state) {
 static void mp_fig10_mp(void **state) {
   (void)state;
   trace t = {.letters = "eABCxD"};
-  run_trace(&t, "mp_fig10.cl", "--policy mp " W4);
+  run_trace(&t, "mp_fig10.cl", "--policy mp --split-order rr " W4);
   int b = 0;
   for (int i = 0; i < t.n; i++) {
     assert_string_not_equal(t.s[i].event, "early reconvergence");
