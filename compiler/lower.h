@@ -85,7 +85,7 @@ typedef struct lower {
   char *error; /* the first unsupported construct, with its line */
   /* the `stack` policy's steps in the code (lower_step.c) */
   LLVMValueRef step[2][2]; /* [stack, pc][diverge, arrive]: the policies' steps, declared */
-  LLVMValueRef stack_leave; /* weft_stack_leave, declared */
+  LLVMValueRef stack_leave, pc_leave; /* weft_stack_leave, weft_pc_leave, declared */
   int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
   unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
                                  points a `stack` split arrives at */
@@ -202,8 +202,8 @@ void lw_region_setup(lower *L); /* region_masked */
  * it, runs the region masked and goes on at its IPDOM; else goes to `runtime`. */
 void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime);
 /* At the divergent branch of block b in a loop, its edges e[0..2) in PC order: when one goes to
- * its IPDOM and the running split already waits there under `stack`, the other lanes go on
- * alone (a loop's exit after the first lanes left); else the builder stays where it was. */
+ * its IPDOM and the policy's step would let the other lanes go on alone (a loop's exit), they
+ * do, without the step; else the builder stays where it was. */
 void lw_region_leave(lower *L, int b, edge *e);
 
 /* lower.c: the running split arrives at `to` from block `from`, at or past its guard: the

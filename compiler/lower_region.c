@@ -276,59 +276,82 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   lw_arrive(L, b, r);
 }
 
-/* The running split has the IPDOM R of b as its point (guard == R): the lanes that go to R
- * wait there for the others, and the split goes on with those that stay.
- *   - `stack`: the top entry's lanes that go to R join the entry below, which waits there, and
- *     the top entry becomes one for the others (policy_stack.c's diverge when R is the top's
- *     RPC). The code narrows its lanes and the top entry's (weft_stack_leave).
- *   - `mp` under lowest-pc (every other split waits past the lanes that stay): the lanes that
- *     go to R arrive at the split's reconvergence entry, whose other lanes are still pending;
- *     the split with the others takes the first free slot, as the policy's diverge() leaves it
- *     (policy_mp.c). The code saves the values live at R of the lanes that go there (the
- *     policy resumes them from the frame), counts the divergence, narrows ctx->mask (the
- *     split's lanes, for the events it returns) and hands the scheduler the lanes that arrived
- *     (ctx->region_left), which tells the policy when the split returns.
- * Either way the code goes on: no step, no return. */
+/* A loop's exit at b whose lanes that stay go on at `to` while the others go to b's IPDOM R;
+ * the policy's step would narrow the running split and go on at `to`:
+ *   - `stack`, when the split's point is R (guard == R): the top entry's lanes that go to R
+ *     join the entry below, which waits there, and the top entry becomes one for the others
+ *     (policy_stack.c's diverge when R is the top's RPC): weft_stack_leave;
+ *   - `mp` under lowest-pc, when the split's point is R and every other split waits past `to`:
+ *     the lanes that go to R arrive at the split's reconvergence entry, whose other lanes are
+ *     still pending, and the split with the others takes the first free slot, as the policy's
+ *     diverge() leaves it (policy_mp.c). The code saves the values live at R of the lanes that
+ *     go there (the policy resumes them from the frame), counts the divergence, narrows
+ *     ctx->mask (the split's lanes, for the events it returns) and hands the scheduler the
+ *     lanes that arrived (ctx->region_left), which tells the policy when the split returns;
+ *   - `pc`, when `to` is below R and below every other lane (to < guard): the lanes that go
+ *     to R wait there, the others run on, up to a guard no higher than R: weft_pc_leave.
+ * Each goes on in the code: no step, no return. */
+typedef enum leave_kind { LEAVE_STACK, LEAVE_MP, LEAVE_PC, LEAVE_KINDS } leave_kind;
+
+/* i1: the policy's leave applies (see above). */
+static LLVMValueRef leave_applies(lower *L, leave_kind k, int r, int to) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32);
+  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
+  if (k == LEAVE_PC)
+    return LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_PC_ORDER),
+                        LLVMBuildICmp(L->b, LLVMIntUGT, guard, lw_const_i32(L, (uint64_t)to), ""),
+                        "");
+  LLVMValueRef ok = LLVMBuildAnd(
+      L->b, has_bit(L, regions, k == LEAVE_STACK ? WEFT_REGIONS_STACK : WEFT_REGIONS_LOWEST_PC),
+      LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), ""), "");
+  if (k == LEAVE_STACK) return ok;
+  LLVMValueRef ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
+  return LLVMBuildAnd(
+      L->b, ok, LLVMBuildICmp(L->b, LLVMIntUGT, ahead, lw_const_i32(L, (uint64_t)to), ""), "");
+}
+
+/* mp's leave: what the policy hears of when the split returns (see above). */
+static void leave_mp(lower *L, int r, LLVMValueRef left, LLVMValueRef stay) {
+  L->chain_splits = 0, L->chain_entries = lw_const_i32(L, 0);
+  count_divergence(L, 1, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0));
+  LLVMBuildStore(L->b, lw_const_i32(L, 1),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged)));
+  lw_frame_save_of(L, &r, 1, left); /* as the split's return would */
+  LLVMBuildStore(L->b, stay, lw_ctx_field(L, offsetof(weft_warp_ctx, mask)));
+  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, region_left));
+  LLVMBuildStore(L->b, LLVMBuildOr(L->b, LLVMBuildLoad2(L->b, LLVMTypeOf(left), p, ""), left, ""),
+                 p);
+}
+
 void lw_region_leave(lower *L, int b, edge *e) {
   int r = L->cfg->blocks[b].ipdom, stay = e[0].to == r, to = e[stay].to;
   if (r >= L->cfg->nblocks || (e[0].to != r && e[1].to != r) || to == r || to >= L->cfg->nblocks ||
       L->cfg->blocks[to].part != L->part)
     return;
-  LLVMBasicBlockRef stack = new_block(L, "leave.loop"), mp = new_block(L, "leave.loop.mp"),
-                    check_mp = new_block(L, ""), step = new_block(L, ""), go = new_block(L, "");
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
-  LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32);
-  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
-  LLVMValueRef at_point = LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), "");
-  LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_STACK), at_point, ""),
-                  stack, check_mp);
-  LLVMPositionBuilderAtEnd(L->b, check_mp);
-  LLVMValueRef ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
-  LLVMValueRef alone = LLVMBuildICmp(L->b, LLVMIntUGT, ahead, lw_const_i32(L, (uint64_t)to), "");
-  LLVMBuildCondBr(
-      L->b,
-      LLVMBuildAnd(L->b,
-                   LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_LOWEST_PC), at_point, ""),
-                   alone, ""),
-      mp, step);
-  LLVMPositionBuilderAtEnd(L->b, stack);
-  lw_store_event(L, b, 1, to, e[stay].mask);
-  LLVMValueRef f = L->stack_leave;
-  LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, &L->ctx, 1, "");
-  LLVMBuildBr(L->b, go);
-  LLVMPositionBuilderAtEnd(L->b, mp);
-  L->chain_splits = 0, L->chain_entries = lw_const_i32(L, 0);
-  count_divergence(L, 1, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0));
-  LLVMBuildStore(L->b, lw_const_i32(L, 1),
-                 lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged)));
-  lw_frame_save_of(L, &r, 1, e[1 - stay].mask); /* as the split's return would */
-  LLVMBuildStore(L->b, e[stay].mask, lw_ctx_field(L, offsetof(weft_warp_ctx, mask)));
-  LLVMValueRef left = lw_ctx_field(L, offsetof(weft_warp_ctx, region_left));
-  LLVMBuildStore(
-      L->b,
-      LLVMBuildOr(L->b, LLVMBuildLoad2(L->b, LLVMTypeOf(L->mask), left, ""), e[1 - stay].mask, ""),
-      left);
-  LLVMBuildBr(L->b, go);
+  LLVMBasicBlockRef go = new_block(L, "leave.loop"), step = new_block(L, "");
+  for (leave_kind k = 0; k < LEAVE_KINDS; k++) {
+    if (k == LEAVE_PC && to > r) continue; /* pc runs the lower PC first: the lanes leaving */
+    LLVMBasicBlockRef leave = new_block(L, "leave"), next = new_block(L, "");
+    LLVMBuildCondBr(L->b, leave_applies(L, k, r, to), leave, next);
+    LLVMPositionBuilderAtEnd(L->b, leave);
+    if (k == LEAVE_MP) {
+      leave_mp(L, r, e[1 - stay].mask, e[stay].mask);
+    } else {
+      lw_store_event(L, b, 1, to, e[stay].mask);
+      LLVMValueRef f = k == LEAVE_STACK ? L->stack_leave : L->pc_leave;
+      LLVMValueRef args[2] = {L->ctx, lw_const_i32(L, (uint64_t)r)};
+      LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, k == LEAVE_STACK ? 1 : 2, "");
+      if (k == LEAVE_PC)
+        LLVMBuildStore(
+            L->b,
+            lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), LLVMInt32TypeInContext(L->c)),
+            L->guard_var);
+    }
+    LLVMBuildBr(L->b, go);
+    LLVMPositionBuilderAtEnd(L->b, next);
+  }
+  LLVMBuildBr(L->b, step);
   LLVMPositionBuilderAtEnd(L->b, go);
   set_mask(L, e[stay].mask);
   lw_stop_check(L, b, to, to <= b); /* as the step's split would start there, guard or not */

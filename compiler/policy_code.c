@@ -25,7 +25,7 @@ static const struct {
      weft_policy_stack_bitcode,
      &weft_policy_stack_bitcode_size},
     {"policy_pc.bc",
-     {"weft_pc_arrive", "weft_pc_diverge", NULL},
+     {"weft_pc_arrive", "weft_pc_diverge", "weft_pc_leave"},
      weft_policy_pc_bitcode,
      &weft_policy_pc_bitcode_size},
 };

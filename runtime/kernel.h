@@ -17,7 +17,7 @@
  *
  * With ctx->policy set (`stack` and `pc`, unless weft_options.policy_in_runtime), the function
  * takes the policy's steps itself: it hands each event to weft_stack_arrive or _diverge
- * (policy_stack.c), or weft_pc_arrive or _diverge (policy_pc.c), as ctx->steps says (compiled to
+ * (policy_stack.c), or weft_pc_arrive, _diverge or _leave (policy_pc.c), as ctx->steps says (compiled to
  * bitcode and inlined), and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep

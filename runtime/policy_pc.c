@@ -135,6 +135,14 @@ static void move(pc_state *s, uint64_t mask, uint32_t pc, uint32_t stamp, int ru
   }
 }
 
+/* The split's lanes `stay`, moved by event `stamp`, go on at PC `to` (key k0), below every
+ * other lane, up to hi (the smallest key of the others); they stay implicit. */
+static void go_on(pc_state *s, uint64_t stay, uint64_t k0, uint64_t hi, uint32_t stamp) {
+  write_implicit(s, s->implicit & ~stay); /* lanes the event did not move */
+  s->implicit |= stay, s->run_stamp = stamp;
+  publish(s, stay, k0, hi);
+}
+
 static weft_status pc_branch(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
   pc_state *s = st;
   uint32_t stamp = ++s->stamps;
@@ -157,9 +165,7 @@ static weft_status pc_branch(void *st, const weft_warp_ctx *ctx, policy_counters
       uint64_t k1 = (s->run_key & ~(uint64_t)UINT32_MAX) | ctx->target_pc[1];
       hi = k1 < hi ? k1 : hi;
     }
-    write_implicit(s, s->implicit & ~ctx->target_mask[0]); /* lanes the event did not move */
-    s->implicit |= ctx->target_mask[0], s->run_stamp = stamp;
-    publish(s, ctx->target_mask[0], k0, hi);
+    go_on(s, ctx->target_mask[0], k0, hi, stamp);
     return WEFT_SUCCESS;
   }
   settle(s, c);
@@ -280,6 +286,23 @@ uint32_t weft_pc_diverge(weft_warp_ctx *ctx) {
   if (!pc_next(ctx->policy, &ctx->pc, &ctx->mask, &ctx->guard)) return 0;
   if (ctx->pc != first || ctx->mask != lanes) ctx->pc = UINT32_MAX;
   return 1;
+}
+
+/* A loop's exit taken in the code (lower_region.c, lw_region_leave): the lanes of ctx->mask
+ * but target_mask[0] go to block `exit`, the others on at target_pc[0], which is below `exit`
+ * and below every other lane (the code checked: target_pc[0] < ctx->guard). That is
+ * pc_branch's fast path, with what the event's targets tell it known here; the split's lanes
+ * and guard are in ctx after it. */
+void weft_pc_leave(weft_warp_ctx *ctx, uint32_t exit) {
+  pc_state *s = ctx->policy;
+  if (!ctx->started) pc_init(s, ctx->kernel, NULL, ctx->mask), ctx->started = 1;
+  uint32_t stamp = ++s->stamps;
+  uint64_t stay = ctx->target_mask[0], depth = s->run_key & ~(uint64_t)UINT32_MAX;
+  ctx->counters->policy_calls++, ctx->counters->divergent_branches++;
+  move(s, ctx->mask & ~stay, exit, stamp, 1);
+  uint64_t k1 = depth | exit;
+  go_on(s, stay, depth | ctx->target_pc[0], k1 < s->other_key ? k1 : s->other_key, stamp);
+  pc_next(s, &ctx->pc, &ctx->mask, &ctx->guard);
 }
 
 const weft_policy_ops policy_pc = {

@@ -163,6 +163,7 @@ extern const weft_policy_ops policy_pc;
 /* Its steps in generated code, as `stack`'s. */
 uint32_t weft_pc_arrive(weft_warp_ctx *ctx);
 uint32_t weft_pc_diverge(weft_warp_ctx *ctx);
+void weft_pc_leave(weft_warp_ctx *ctx, uint32_t exit); /* a loop's exit: the split narrows */
 
 /* --- stats.c: counters of a work-group, a worker and a launch --- */
 typedef struct run_counters {
