@@ -488,11 +488,23 @@ static void group_end(lower *L, LLVMBasicBlockRef cont) {
   LLVMPositionBuilderAtEnd(L->b, cont);
 }
 
+/* A group with no active lane skips the segment, so its copy of a value the segment defines
+ * would keep the last trip's: a phi around every loop, which the back end keeps in memory
+ * (the compare feeding a branch: a mask store and reload each trip). A value used only in its
+ * block is read in the lanes the group runs, so it starts each segment as 0. */
+static void clear_locals(lower *L, LLVMValueRef *insts, int n, unsigned g) {
+  for (int i = 0; i < n && L->ngroups > 1; i++) {
+    slot *s = lw_slot(L, insts[i]);
+    if (s && s->v && !s->cross) LLVMBuildStore(L->b, LLVMConstNull(lw_vtype(L, s->type)), s->v[g]);
+  }
+}
+
 /* Runs insts[0..n) for every lane group with an active lane. */
 static void emit_segment(lower *L, LLVMValueRef *insts, int n) {
   if (n == 0) return;
   for (unsigned g = 0; g < L->ngroups; g++) {
     LLVMBasicBlockRef cont;
+    clear_locals(L, insts, n, g);
     group_begin(L, g, &cont);
     for (int i = 0; i < n; i++) lw_inst_group(L, insts[i]);
     group_end(L, cont);
