@@ -313,21 +313,37 @@ static LLVMValueRef bitselect_of(const expander *x) {
   return LLVMBuildBitCast(x->b, r, t, "");
 }
 
+/* A private int per element of the call's value, in the function's entry block. */
+static LLVMValueRef scratch_ints(const expander *x, unsigned n) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(x->call));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(x->c);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMPositionBuilder(b, entry, LLVMGetFirstInstruction(entry));
+  LLVMValueRef p = LLVMBuildAlloca(b, LLVMArrayType(LLVMInt32TypeInContext(x->c), n), "");
+  LLVMDisposeBuilder(b);
+  return p;
+}
+
 /* remainder, remquo, lgamma, lgamma_r and tgamma: the C library's, element by element, each a
  * call of "weft.libm.NAME.pADDRSPACE" (a name no kernel can declare), which the lowering makes
  * once per active lane (lw_builtin, BI_LIBM). remquo's and lgamma_r's int goes through their
- * pointer, element k to the k-th int. */
+ * pointer, element k to the k-th int. lgamma is lgamma_r with the sign put aside: the C
+ * library's lgamma writes it to signgam, one int for the whole process, which the workers
+ * would race on. */
 static LLVMValueRef libm_each(const expander *x) {
   const char *name = x->bi.name;
-  int out = !strcmp(name, "remquo") || !strcmp(name, "lgamma_r");
-  unsigned nin = LLVMGetNumArgOperands(x->call) - (unsigned)out;
+  int sign = !strcmp(name, "lgamma"),
+      out = sign || !strcmp(name, "remquo") || !strcmp(name, "lgamma_r");
+  unsigned nin = LLVMGetNumArgOperands(x->call) - (unsigned)(out && !sign);
   LLVMTypeRef t = LLVMTypeOf(x->call), e = ir_scalar_of(t), params[3];
   int f32 = LLVMGetTypeKind(e) == LLVMFloatTypeKind;
-  LLVMValueRef p = out ? arg(x, nin) : NULL;
+  LLVMValueRef p = sign  ? scratch_ints(x, ir_is_vector(t) ? LLVMGetVectorSize(t) : 1)
+                   : out ? arg(x, nin)
+                         : NULL;
   char c_name[64];
   size_t stem = strcspn(name, "_");
   snprintf(c_name, sizeof c_name, "weft.libm.%.*s%s%s.p%u", (int)stem, name, f32 ? "f" : "",
-           name + stem, p ? LLVMGetPointerAddressSpace(LLVMTypeOf(p)) : 0);
+           sign ? "_r" : name + stem, p ? LLVMGetPointerAddressSpace(LLVMTypeOf(p)) : 0);
   for (unsigned i = 0; i < nin; i++) params[i] = e;
   if (p) params[nin] = LLVMTypeOf(p);
   LLVMTypeRef ft = LLVMFunctionType(e, params, nin + (unsigned)out, 0);
