@@ -16,9 +16,9 @@
  * it can stop and resume later; the generated code only changes the frame's lanes in ctx->mask.
  *
  * With ctx->policy set (`stack` and `pc`, unless weft_options.policy_in_runtime), the function
- * takes the policy's steps itself: it hands each event to weft_stack_arrive or _diverge
- * (policy_stack.c), or weft_pc_arrive, _diverge or _leave (policy_pc.c), as ctx->steps says (compiled to
- * bitcode and inlined), and goes on, in the same call
+ * takes the policy's steps itself: it hands each event to weft_stack_arrive, _diverge or _leave
+ * (policy_stack.c), or weft_pc_arrive, _diverge or _leave (policy_pc.c), as ctx->steps says
+ * (compiled to bitcode and inlined), and goes on, in the same call
  * and with its values in registers, at the block the policy picks. Its values hold every lane,
  * each definition blended into the running split's lanes, so the lanes of other splits keep
  * theirs. It returns only at a barrier (BARRIER, for the policy as usual), at an event outside
@@ -148,10 +148,11 @@ typedef struct weft_warp_ctx {
    * (ctx->counters may be anywhere, for all the compiler knows). */
   uint64_t region_divergent_branches, region_reconvergences, region_policy_calls;
   /* Under WEFT_REGIONS_LOWEST_PC, set by the code, read and cleared by the scheduler after each
-   * call: region_diverged, 1 once a branch ran masked with its lanes going two ways (the
-   * policy's tables would have moved the running split to another slot); when counting, the
-   * most splits the tables would have held at once above the running one's (plus 1: 0 when
-   * nothing diverged) and the most reconvergence entries above those they held. */
+   * call: region_diverged, 1 once a branch ran masked with its lanes going two ways or a loop's
+   * exit narrowed the split (the policy's tables would have moved the running split to another
+   * slot); when counting, region_splits, the most splits the tables would have held at once
+   * counting the running split and those it made but not the others (0: nothing diverged), and
+   * region_entries, the most reconvergence entries they would have added. */
   uint32_t region_diverged, region_splits, region_entries, pad3_;
   /* ... and region_left: lanes that left a loop for the running split's own point, where they
    * wait among its reconvergence entry's arrivals (the code went on with the others). */

@@ -697,6 +697,45 @@ static void early_reconvergence_beats_stack_on_figure10_loop(void **state) {
   weft_program_release(p);
 }
 
+/* One launch of the only kernel of src over 64 items in groups of 8, under mp (its steps in
+ * the runtime when reference is set), with its stats. */
+static weft_stats mp_stats_of(weft_context *ctx, const char *src, int reference) {
+  static int out[64];
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "stats.cl", src, &p);
+  weft_arg args[] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof out, out}};
+  weft_ndrange r = {1, {64, 1, 1}, {8, 1, 1}};
+  weft_stats st;
+  assert_int_equal(weft_context_set_policy_in_runtime(ctx, reference), WEFT_SUCCESS);
+  assert_int_equal(weft_kernel_launch(k, &r, 1, args, &st), WEFT_SUCCESS);
+  weft_kernel_release(k);
+  weft_program_release(p);
+  return st;
+}
+
+/* The split tables' sizes that `mp` records for the branches its code ran masked start again
+ * with every warp of every work-group: only work-group 0 diverges here, and the warps of the
+ * others, which one worker runs after it on the same warp context, add no splits. */
+static void split_table_sizes_are_per_work_group(void **state) {
+  (void)state;
+  weft_context *ctx;
+  weft_options o = {.threads = 1, .warp = 8, .lanes = 4, .policy = "mp"};
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+  static const char *src = "__kernel void some(__global int *o) {\n"
+                           "  int i = get_global_id(0), r;\n"
+                           "  if (get_group_id(0) == 0 && (i & 1)) r = 100 / (i + 1);\n"
+                           "  else r = i * 3;\n"
+                           "  o[i] = r;\n"
+                           "}\n";
+  weft_stats want = mp_stats_of(ctx, src, 1), got = mp_stats_of(ctx, src, 0);
+  assert_true(want.divergent_branches > 0 && got.round_trips < want.round_trips);
+  assert_true(got.avg_splits_per_warp == want.avg_splits_per_warp);
+  assert_int_equal(got.max_splits_per_warp, want.max_splits_per_warp);
+  assert_int_equal(got.max_st_entries, want.max_st_entries);
+  assert_int_equal(got.max_rt_entries, want.max_rt_entries);
+  weft_context_release(ctx);
+}
+
 /* weft_buffer_alloc: 64-byte aligned, zero-filled, ending (after at most 63 bytes of padding)
  * at a page that a write faults on, and with one below its first page too; sizes that cannot be
  * mapped give NULL. */
@@ -1035,6 +1074,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(fp_contract_off_is_honoured),
       cmocka_unit_test(barriers_on_both_sides_complete_under_mp),
       cmocka_unit_test(early_reconvergence_beats_stack_on_figure10_loop),
+      cmocka_unit_test(split_table_sizes_are_per_work_group),
       cmocka_unit_test(buffers_end_at_a_guard_page),
       cmocka_unit_test(build_options_that_write_or_load_are_refused),
       cmocka_unit_test(output_that_is_not_bitcode_is_a_build_error),
