@@ -466,13 +466,19 @@ static void diverge_items(void *ctx, size_t b, size_t e) {
   base_diverge_once(w->ref, b, e);
 }
 
-static void diverge_setup(work *w) {
+/* The kernel `name`, which writes diverge_once's output: with its branch, or with a select. */
+static void once_setup(work *w, const char *name, const char *what) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.cl", WEFT_BENCH_KERNELS, name);
   w->n = size(w, 4 << 20, 64 << 10);
-  build(w, WEFT_BENCH_KERNELS "/diverge_once.cl", "diverge_once", range1(w->n, 256));
+  build(w, path, name, range1(w->n, 256));
   outputs(w, w->n * 4);
   arg_buffer(w, WEFT_U32, w->out_bytes, w->out);
-  snprintf(w->title, sizeof w->title, "one if/else per warp, %zu%s", KM(w->n));
+  snprintf(w->title, sizeof w->title, "%s, %zu%s", what, KM(w->n));
 }
+
+static void diverge_setup(work *w) { once_setup(w, "diverge_once", "one if/else per warp"); }
+static void select_setup(work *w) { once_setup(w, "select_once", "the same as a select"); }
 
 static void diverge_c(work *w) { cpool_for(w->pool, w->n, 1 << 16, diverge_items, w); }
 
@@ -492,5 +498,6 @@ const workload workloads[] = {
     {"vector_add", vadd256_setup, vadd_c, launch_once, NULL},
     {"vector_add", vadd1000_setup, vadd_c, launch_once, NULL},
     {"diverge_once", diverge_setup, diverge_c, launch_once, NULL},
+    {"select_once", select_setup, diverge_c, launch_once, NULL},
 };
 const unsigned num_workloads = sizeof workloads / sizeof workloads[0];
