@@ -194,6 +194,19 @@ void base_bitonic_step(uint32_t *a, uint32_t j, uint32_t k, size_t begin, size_t
   }
 }
 
+/* The barriers kernel's groups of 256: each trip, all items write, then all read. */
+void base_barriers_groups(uint32_t *out, uint32_t trips, size_t g0, size_t g1) {
+  for (size_t g = g0; g < g1; g++) {
+    uint32_t acc[256], t[256];
+    for (uint32_t l = 0; l < 256; l++) acc[l] = l;
+    for (uint32_t i = 0; i < trips; i++) {
+      for (uint32_t l = 0; l < 256; l++) t[l] = acc[l];
+      for (uint32_t l = 0; l < 256; l++) acc[l] += t[(l + 1) & 255u];
+    }
+    for (uint32_t l = 0; l < 256; l++) out[g * 256 + l] = acc[l];
+  }
+}
+
 void base_diverge_once(uint32_t *out, size_t begin, size_t end) {
   for (size_t id = begin; id < end; id++) {
     uint32_t v = (uint32_t)id * 2654435761u;

@@ -31,5 +31,6 @@ void base_bfs_level(const uint32_t *row, const uint32_t *col, int32_t *level, in
                     int32_t *changed, size_t begin, size_t end);
 void base_bitonic_step(uint32_t *a, uint32_t j, uint32_t k, size_t begin, size_t end);
 void base_diverge_once(uint32_t *out, size_t begin, size_t end);
+void base_barriers_groups(uint32_t *out, uint32_t trips, size_t g0, size_t g1);
 
 #endif

@@ -477,6 +477,24 @@ static void once_setup(work *w, const char *name, const char *what) {
   snprintf(w->title, sizeof w->title, "%s, %zu%s", what, KM(w->n));
 }
 
+/* ---- barriers: 2 per trip, 64 trips, in 256 groups of 256 ---- */
+
+static void barriers_groups(void *ctx, size_t b, size_t e) {
+  work *w = ctx;
+  base_barriers_groups(w->ref, w->u[0], b, e);
+}
+
+static void barriers_setup(work *w) {
+  w->n = 256 * (size_t)(w->quick ? 16 : 256);
+  build(w, WEFT_BENCH_KERNELS "/barriers.cl", "barriers", range1(w->n, 256));
+  outputs(w, w->n * 4);
+  arg_buffer(w, WEFT_U32, w->out_bytes, w->out);
+  arg_u32(w, 0, WEFT_U32, 64); /* trips */
+  snprintf(w->title, sizeof w->title, "barriers, 128 per item, %zu%s", KM(w->n));
+}
+
+static void barriers_c(work *w) { cpool_for(w->pool, w->n / 256, 1, barriers_groups, w); }
+
 static void diverge_setup(work *w) { once_setup(w, "diverge_once", "one if/else per warp"); }
 static void select_setup(work *w) { once_setup(w, "select_once", "the same as a select"); }
 
@@ -499,5 +517,6 @@ const workload workloads[] = {
     {"vector_add", vadd1000_setup, vadd_c, launch_once, NULL},
     {"diverge_once", diverge_setup, diverge_c, launch_once, NULL},
     {"select_once", select_setup, diverge_c, launch_once, NULL},
+    {"barriers", barriers_setup, barriers_c, launch_once, NULL},
 };
 const unsigned num_workloads = sizeof workloads / sizeof workloads[0];

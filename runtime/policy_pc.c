@@ -31,7 +31,9 @@
  * go on running (the fast path's, and every lane at the warp's start) are `implicit`: their PC,
  * stamp and key are the split's own, written to their entries only when an arbitration needs
  * them. A loop's events, most of a warp's, then cost what the lanes that leave it cost: a
- * `break` taken by one lane writes one lane, not W. */
+ * `break` taken by one lane writes one lane, not W. A warp whose runnable lanes all reach a
+ * barrier together stays implicit while it waits (run_mask 0): the barrier, as frequent as a
+ * loop's trips in a reduction, then costs no pass over the lanes either. */
 #include <string.h>
 
 #include "runtime.h"
@@ -50,7 +52,8 @@ typedef struct pc_state {
   /* The split that runs next (settle() computes it after every change); mask 0: none. */
   uint32_t run_pc, run_guard, run_stamp, pad_;
   uint64_t run_mask, run_key, other_key; /* the split's key; the smallest key of the others */
-  uint64_t implicit; /* lanes of run_mask whose PC, stamp and key are run_pc, _stamp and _key */
+  uint64_t implicit; /* lanes whose PC, stamp and key are run_pc, _stamp and _key: of run_mask,
+                       or (run_mask 0) all the lanes waiting at a barrier */
   /* (depth, PC) as one number ordered as the arbitration wants it: the deepest call, then the
    * lowest PC, is the smallest key; NO_KEY for lanes that are not runnable. */
   uint64_t key[WEFT_MAX_WARP];
@@ -172,9 +175,21 @@ static weft_status pc_branch(void *st, const weft_warp_ctx *ctx, policy_counters
   return WEFT_SUCCESS;
 }
 
+/* The running split is every runnable lane, all implicit: it waits at the barrier as it is,
+ * at its resume PC (not runnable: waiting), and nothing else can run. */
+static int arrive_together(pc_state *s, const weft_warp_ctx *ctx) {
+  if (s->waiting || s->implicit != ctx->mask || s->run_mask != ctx->mask || s->other_key != NO_KEY)
+    return 0;
+  s->run_pc = ctx->target_pc[0], s->run_stamp = ++s->stamps;
+  s->run_key = (s->run_key & ~(uint64_t)UINT32_MAX) | s->run_pc;
+  s->waiting = ctx->mask, s->barrier_pc = ctx->from_pc, s->run_mask = 0;
+  return 1;
+}
+
 static weft_status pc_barrier_arrive(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
   pc_state *s = st;
   c->policy_calls++;
+  if (arrive_together(s, ctx)) return WEFT_SUCCESS;
   move(s, ctx->mask, ctx->target_pc[0], ++s->stamps, 0);
   if (s->waiting && ctx->from_pc != s->barrier_pc) s->apart = 1;
   if (!s->waiting || ctx->from_pc < s->barrier_pc) s->barrier_pc = ctx->from_pc;
@@ -193,6 +208,13 @@ static uint64_t pc_barrier_waiting(const void *st, uint32_t *barrier_pc) {
 static void pc_barrier_release(void *st, policy_counters *c) {
   pc_state *s = st;
   if (!s->waiting) return;
+  if (s->waiting == s->implicit) { /* they arrived together: they go on together */
+    uint64_t lanes = s->waiting;
+    s->waiting = s->apart = 0;
+    if (s->run_pc < s->k->nblocks) publish(s, lanes, s->run_key, NO_KEY);
+    else s->finished |= lanes, s->implicit = 0; /* a barrier that ends the kernel */
+    return;
+  }
   FOR_LANES(s->waiting, i) {
     if (s->pc[i] >= s->k->nblocks) /* a barrier that ends the kernel */
       s->finished |= 1ull << i;

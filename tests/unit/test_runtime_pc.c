@@ -169,6 +169,43 @@ static void partial_warp_barrier(void **state) {
   replay_done(&r);
 }
 
+/* A whole warp at a barrier in a loop, twice, then on to the end: the lanes wait together, at
+ * their resume PC, with nothing runnable, and go on together, with no reconvergence (they
+ * never parted). 0: loop body ending in the barrier, 1: back to 0 or on to 2, 2: the end. */
+static void whole_warp_barrier(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {1, 2, 3};
+  uint32_t pc = 0;
+  replay r;
+  replay_init(&r, "pc", 3, ipdom, 0xf);
+  for (int trip = 0; trip < 2; trip++) {
+    expect_next(&r, 0, 0xf, 3);
+    assert_int_equal(barrier(&r, 0, 1), 0);
+    expect_none(&r);
+    assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0xf);
+    assert_int_equal(pc, 0);
+    expect_state(&r, "pc: PC per lane, thread 0 rightmost; waiting at the barrier ending block "
+                     "0: 1111\n"
+                     "  PC    1 1 1 1\n"
+                     "  next  none\n");
+    r.ops->barrier_release(r.st, &r.c);
+    assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0);
+    expect_lanes(&r, "1 1 1 1", "PC 1, mask 1111, guard 3");
+    expect_next(&r, 1, 0xf, 3);
+    if (trip == 0) jump(&r, 1, 0);
+  }
+  split2(&r, 1, 0, 0x3, 2, 0xc); /* lanes 0 and 1 loop once more, alone */
+  expect_next(&r, 0, 0x3, 2);
+  assert_int_equal(barrier(&r, 0, 1), 0);
+  expect_state(&r, "pc: PC per lane, thread 0 rightmost; waiting at the barrier ending block 0: "
+                   "0011\n"
+                   "  PC    2 2 1 1\n"
+                   "  next  PC 2, mask 1100, guard 3\n");
+  assert_int_equal(r.c.reconvergences, 0);
+  assert_int_equal(r.c.policy_calls, 5);
+  replay_done(&r);
+}
+
 /* if (odd) { 1: barrier } else { 2: barrier }: the lanes at two barrier blocks wait at one
  * barrier, as a GPU counts arrivals (DESIGN.md), and go on together when it completes. */
 static void two_barriers_in_one_warp(void **state) {
@@ -418,6 +455,7 @@ int main(void) {
       cmocka_unit_test(loop_trip_count),
       cmocka_unit_test(short_circuit_meets_before_ipdom),
       cmocka_unit_test(partial_warp_barrier),
+      cmocka_unit_test(whole_warp_barrier),
       cmocka_unit_test(two_barriers_in_one_warp),
       cmocka_unit_test(same_as_stack),
       cmocka_unit_test(barrier_on_loop_exit),
