@@ -397,10 +397,25 @@ static uint64_t mp_barrier_waiting(const void *st, uint32_t *barrier_pc) {
   return waiting;
 }
 
+/* The warp's only split waits (a barrier outside divergent code, the common case) and resumes
+ * at a block short of its RPC: place() would put it back as it is, in the first slot. */
+static int release_alone(mp_state *s, policy_counters *c) {
+  uint64_t w = s->waiting;
+  if (w != s->used || (w & (w - 1))) return 0;
+  mp_split sp = s->st[__builtin_ctzll(w)];
+  if (sp.pc >= s->k->nblocks || (sp.pc == sp.rpc && sp.rix != MP_NONE)) return 0;
+  st_remove(s, (uint32_t)__builtin_ctzll(w));
+  sp.barrier = MP_NONE, sp.seq = s->seq++;
+  s->st[0] = sp, s->used = 1;
+  observe(s, c);
+  return 1;
+}
+
 /* The waiting splits go on from where they resume: maybe their RPC, the end, or (mp-orec) the
  * PC of another split. */
 static void mp_barrier_release(void *st, policy_counters *c) {
   mp_state *s = st;
+  if (release_alone(s, c)) return;
   mp_split go[WEFT_MAX_WARP];
   uint32_t n = 0;
   for (uint64_t m = s->waiting; m; m &= m - 1) {

@@ -369,6 +369,41 @@ static void barriers_in_both_sides(void **state) {
   replay_done(&r);
 }
 
+/* The warp's only split at a barrier, in slot 1 (the lanes of slot 0 returned): the release
+ * puts it back in the first slot, ready, as place() puts any split. A: if B else C; B returns;
+ * C ends in a barrier that resumes at D; D returns. A=0 B=1 C=2 D=3, end 4. */
+static void lone_split_at_a_barrier(void **state) {
+  (void)state;
+  static const uint32_t ipdom[] = {4, 4, 3, 4};
+  uint32_t pc = 0;
+  replay r;
+  replay_init(&r, "mp", 4, ipdom, 0xf);
+  expect_next(&r, 0, 0xf, 4);
+  split2(&r, 0, 1, 0x5, 2, 0xa);
+  run(&r, 1, 0x5, 4);
+  jump(&r, 1, 4); /* B's lanes are done */
+  expect_next(&r, 2, 0xa, 4);
+  assert_int_equal(barrier(&r, 2, 3), 0);
+  expect_none(&r);
+  assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0xa);
+  expect_state(&r, "warp split table: 1 split; finished 0101\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     1     3     4    -  1010  waiting at the barrier ending block 2\n"
+                   "reconvergence table: 0 entries\n");
+  r.ops->barrier_release(r.st, &r.c);
+  assert_int_equal(r.ops->barrier_waiting(r.st, &pc), 0);
+  expect_state(&r, "warp split table: 1 split; finished 0101\n"
+                   "     #    PC   RPC    R  mask\n"
+                   "     0     3     4    -  1010\n"
+                   "reconvergence table: 0 entries\n");
+  assert_int_equal(r.c.max_splits, 2);
+  expect_next(&r, 3, 0xa, 4);
+  jump(&r, 3, 4);
+  expect_none(&r);
+  assert_int_equal(r.ops->finished(r.st), 0xf);
+  replay_done(&r);
+}
+
 /* mp-orec with splits that keep filling their entry: a chain of entries with the same mask,
  * one per branch of an (inconsistent) ipdom table, longer than the 2W entries the state holds:
  * the RT grows on the heap (replay_done releases it; ASan would see a leak) and every entry is
@@ -734,6 +769,7 @@ int main(void) {
       cmocka_unit_test(loop_trip_count),
       cmocka_unit_test(returns_and_switch),
       cmocka_unit_test(barriers_in_both_sides),
+      cmocka_unit_test(lone_split_at_a_barrier),
       cmocka_unit_test(deep_chains_grow),
       cmocka_unit_test(lowest_pc_order),
       cmocka_unit_test(regions_ran_as_steps),
