@@ -78,6 +78,11 @@ static LLVMTypeRef result_vector(LLVMContextRef c, const char *name, const cl_ty
   if (!strncmp(name, "convert_", 8)) return converted(c, name + 8);
   if (!strcmp(name, "shuffle") || !strcmp(name, "shuffle2")) /* x's elements, mask's width */
     return p[n - 1].width ? LLVMVectorType(scalar_type(c, v->code), p[n - 1].width) : NULL;
+  if (!strcmp(name, "nan")) /* the reals of its codes' width: uintN gives floatN */
+    return LLVMVectorType(v->code == 'm'   ? LLVMDoubleTypeInContext(c)
+                          : v->code == 't' ? LLVMHalfTypeInContext(c)
+                                           : LLVMFloatTypeInContext(c),
+                          v->width);
   if (!strcmp(name, "upsample")) { /* hi and lo, in an element of twice their bits */
     LLVMTypeRef e = scalar_type(c, v->code);
     if (LLVMGetTypeKind(e) != LLVMIntegerTypeKind) return NULL;

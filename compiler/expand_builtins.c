@@ -433,6 +433,17 @@ static LLVMValueRef next_after(const expander *x) {
                          "");
 }
 
+/* nan(code): a quiet NaN, code in the low bits of its significand (OpenCL 1.2, 6.12.2: "may
+ * be placed"); code is a uint for a float, a ulong for a double. */
+static LLVMValueRef nan_of(const expander *x) {
+  LLVMTypeRef t = LLVMTypeOf(x->call), it = ir_int_shaped(t, ir_scalar_bits(t));
+  int f32 = LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind;
+  LLVMValueRef code = LLVMBuildAnd(x->b, arg(x, 0),
+                                   ir_const_int(it, f32 ? 0x3fffff : 0x7ffffffffffffull), "");
+  LLVMValueRef quiet = ir_const_int(it, f32 ? 0x7fc00000 : 0x7ff8000000000000ull);
+  return LLVMBuildBitCast(x->b, LLVMBuildOr(x->b, code, quiet, ""), t, "");
+}
+
 /* name is `prefix` and a vector width: vload4, vstore16, ... */
 static int sized(const char *name, const char *prefix) {
   size_t n = strlen(prefix);
@@ -462,6 +473,7 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
   if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
   if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);
+  if (!strcmp(name, "nan") && n == 1 && real) return nan_of(x);
   static const char *const from_libm[] = {"remainder", "remquo", "lgamma", "lgamma_r", "tgamma"};
   for (size_t i = 0; i < sizeof from_libm / sizeof *from_libm && real; i++)
     if (!strcmp(name, from_libm[i])) return libm_each(x);

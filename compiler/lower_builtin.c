@@ -142,7 +142,7 @@ static const math_entry math_table[] = {
     {" erfc ", "erfc", 1},
     {" expm1 ", "expm1", 1},
     {" log1p ", "log1p", 1},
-    {" pow powr native_powr half_powr ", "pow", 2},
+    {" pow native_powr half_powr ", "pow", 2},
     {" atan2 ", "atan2", 2},
     {" hypot ", "hypot", 2},
 };
@@ -197,6 +197,25 @@ static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nar
     result = place(L, result, r, first);
   }
   return result;
+}
+
+/* The OpenCL bounds of these are below the 4 ulp of glibc's vector float variants (OpenCL 1.2,
+ * 7.4: 3 ulp, log1p and cbrt 2; its logf is 3.75 ulp off at 0.88357294, exp10f 3.2 at -1): a
+ * float is computed in double, whose variants are within a few ulps of a double, and rounded
+ * once. */
+static int float_in_double(const char *name, LLVMTypeRef t) {
+  static const char *const names = " exp exp2 exp10 expm1 log log2 log10 log1p cbrt ";
+  char key[40];
+  snprintf(key, sizeof key, " %s ", name);
+  return LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind && strstr(names, key);
+}
+
+static LLVMValueRef libmvec_in_double(lower *L, const char *base, LLVMValueRef *a, int nargs) {
+  LLVMTypeRef t = LLVMTypeOf(a[0]), d = LLVMDoubleTypeInContext(L->c);
+  LLVMTypeRef dt = ir_is_vector(t) ? LLVMVectorType(d, LLVMGetVectorSize(t)) : d;
+  LLVMValueRef wide[3];
+  for (int i = 0; i < nargs; i++) wide[i] = LLVMBuildFPExt(L->b, a[i], dt, "");
+  return LLVMBuildFPTrunc(L->b, libmvec(L, base, wide, nargs), t, "");
 }
 
 static LLVMValueRef fconst(LLVMValueRef like, double v) {
@@ -306,6 +325,30 @@ static LLVMValueRef sin_pi(lower *L, LLVMValueRef s, LLVMValueRef sign_of) {
       b, zero, lw_intrinsic(L, "llvm.copysign", &t, 1, (LLVMValueRef[]){v, sign_of}, 2), v, "");
 }
 
+/* tan(pi x), x reduced to r in [-0.5, 0.5]. Past |r| = 0.25, tan(pi r) = ±1 / tan(pi (0.5 - |r|))
+ * (0.5 - |r| is exact): pi r rounded near a pole would be many ulps off, and the poles (r = ±0.5)
+ * become ±1 / +0, the infinities of r's sign. At an integer n, a zero of n's sign for an even n,
+ * of -n's for an odd one (OpenCL 1.2, 7.5.1), which r, +0 whatever n is, cannot say; x / 2 is
+ * exact, and an integer for an even n. */
+static LLVMValueRef tan_pi(lower *L, LLVMValueRef x) {
+  LLVMBuilderRef b = L->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef r = reduce(L, x, 1), ar = lw_intrinsic(L, "llvm.fabs", &t, 1, &r, 1);
+  LLVMValueRef far = LLVMBuildFCmp(b, LLVMRealOGT, ar, fconst(r, 0.25), "");
+  LLVMValueRef s = LLVMBuildSelect(b, far, LLVMBuildFSub(b, fconst(r, 0.5), ar, ""), r, "");
+  LLVMValueRef v = libmvec(L, "tan", (LLVMValueRef[]){LLVMBuildFMul(b, s, fconst(s, pi), "")}, 1);
+  LLVMValueRef cot = lw_intrinsic(L, "llvm.copysign", &t, 1,
+                                  (LLVMValueRef[]){LLVMBuildFDiv(b, fconst(v, 1), v, ""), r}, 2);
+  v = LLVMBuildSelect(b, far, cot, v, "");
+  LLVMValueRef half = LLVMBuildFMul(b, x, fconst(x, 0.5), "");
+  LLVMValueRef odd = LLVMBuildFCmp(b, LLVMRealONE, lw_intrinsic(L, "llvm.rint", &t, 1, &half, 1),
+                                   half, "");
+  LLVMValueRef zero = lw_intrinsic(
+      L, "llvm.copysign", &t, 1,
+      (LLVMValueRef[]){fconst(x, 0), LLVMBuildSelect(b, odd, LLVMBuildFNeg(b, x, ""), x, "")}, 2);
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, r, fconst(r, 0), ""), zero, v, "");
+}
+
 /* sinpi, cospi, tanpi: of pi x, x reduced first (exact zeros at the integers, and at the half
  * integers for cospi; tanpi's poles are inf); asinpi, acospi, atanpi, atan2pi: over pi. NULL
  * for another name. */
@@ -320,15 +363,7 @@ static LLVMValueRef times_pi(lower *L, const char *n, LLVMValueRef *a) {
                                    "");
     return sin_pi(L, s, fconst(x, 1));
   }
-  if (!strcmp(n, "tanpi")) {
-    LLVMValueRef r = reduce(L, x, 1);
-    LLVMValueRef v = libmvec(L, "tan", (LLVMValueRef[]){LLVMBuildFMul(b, r, fconst(r, pi), "")}, 1);
-    LLVMValueRef pole = LLVMBuildFCmp(b, LLVMRealOEQ, lw_intrinsic(L, "llvm.fabs", &t, 1, &r, 1),
-                                      fconst(r, 0.5), "");
-    LLVMValueRef inf = lw_intrinsic(L, "llvm.copysign", &t, 1,
-                                    (LLVMValueRef[]){fconst(r, __builtin_inf()), r}, 2);
-    return LLVMBuildSelect(b, pole, inf, v, "");
-  }
+  if (!strcmp(n, "tanpi")) return tan_pi(L, x);
   static const char *const over_pi[] = {"asinpi", "acospi", "atanpi", "atan2pi"};
   for (int i = 0; i < 4; i++)
     if (!strcmp(n, over_pi[i])) {
@@ -344,9 +379,21 @@ static LLVMValueRef times_pi(lower *L, const char *n, LLVMValueRef *a) {
 static LLVMValueRef rootn(lower *L, LLVMValueRef x, LLVMValueRef n) {
   LLVMBuilderRef b = L->b;
   LLVMTypeRef t = LLVMTypeOf(x);
-  LLVMValueRef inv = LLVMBuildFDiv(b, fconst(x, 1), LLVMBuildSIToFP(b, n, t, ""), "");
-  LLVMValueRef r = libmvec(L, "pow",
-                           (LLVMValueRef[]){lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1), inv}, 2);
+  LLVMValueRef nf = LLVMBuildSIToFP(b, n, t, ""), ax = lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1);
+  LLVMValueRef inv = LLVMBuildFDiv(b, fconst(x, 1), nf, "");
+  LLVMValueRef r = libmvec(L, "pow", (LLVMValueRef[]){ax, inv}, 2);
+  /* inv is not 1/n: x^(1/n) = x^inv x^d with d = 1/n - inv = fma(-inv, n, 1) / n, and x^d is
+   * 1 + d ln x to far below an ulp, where d ln x can be 94 ulps of a double (x subnormal, n =
+   * -3). Where x is 0 or inf, r is exact and the term not finite. */
+  LLVMValueRef d = LLVMBuildFDiv(
+      b,
+      lw_intrinsic(L, "llvm.fma", &t, 1,
+                   (LLVMValueRef[]){LLVMBuildFNeg(b, inv, ""), nf, fconst(x, 1)}, 3),
+      nf, "");
+  LLVMValueRef fix = LLVMBuildFMul(b, LLVMBuildFMul(b, r, d, ""), libmvec(L, "log", &ax, 1), "");
+  LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, lw_intrinsic(L, "llvm.fabs", &t, 1, &fix, 1),
+                                      fconst(x, __builtin_inf()), "");
+  r = LLVMBuildSelect(b, finite, LLVMBuildFAdd(b, r, fix, ""), r, "");
   LLVMValueRef odd = LLVMBuildTrunc(b, n, ir_int_shaped(LLVMTypeOf(n), 1), "");
   LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, fconst(x, 0), "");
   LLVMValueRef nan = fconst(x, __builtin_nan(""));
@@ -354,6 +401,28 @@ static LLVMValueRef rootn(lower *L, LLVMValueRef x, LLVMValueRef n) {
                       LLVMBuildSelect(b, neg, nan, r, ""), "");
   LLVMValueRef zero_n = LLVMBuildICmp(b, LLVMIntEQ, n, LLVMConstNull(LLVMTypeOf(n)), "");
   return LLVMBuildSelect(b, zero_n, nan, r, "");
+}
+
+/* powr(x, y): pow for x >= 0 only (of +0 for -0, whose odd powers pow makes negative), NaN
+ * where powr has no value and pow has one (OpenCL 1.2, 7.5.1): x < 0, a NaN (pow(1, NaN) and
+ * pow(NaN, 0) are 1), 0^0, inf^0 and 1^inf. */
+static LLVMValueRef powr(lower *L, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = L->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef zero = fconst(x, 0), inf = fconst(x, __builtin_inf());
+  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1),
+               ay = lw_intrinsic(L, "llvm.fabs", &t, 1, &y, 1);
+  LLVMValueRef y0 = LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, "");
+  LLVMValueRef none = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealUNO, x, y, ""),
+                                  LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), "");
+  LLVMValueRef x0_or_inf = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, zero, ""),
+                                       LLVMBuildFCmp(b, LLVMRealOEQ, x, inf, ""), "");
+  none = LLVMBuildOr(b, none, LLVMBuildAnd(b, x0_or_inf, y0, ""), "");
+  LLVMValueRef one_inf = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, fconst(x, 1), ""),
+                                      LLVMBuildFCmp(b, LLVMRealOEQ, ay, inf, ""), "");
+  none = LLVMBuildOr(b, none, one_inf, "");
+  LLVMValueRef r = libmvec(L, "pow", (LLVMValueRef[]){ax, y}, 2);
+  return LLVMBuildSelect(b, none, fconst(x, __builtin_nan("")), r, "");
 }
 
 static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMValueRef call) {
@@ -371,6 +440,7 @@ static LLVMValueRef math_special(lower *L, const char *n, LLVMValueRef *a, LLVMV
     return LLVMBuildFMul(b, LLVMBuildFMul(b, t, t, ""), u, "");
   }
   if (!strcmp(n, "rootn")) return rootn(L, a[0], a[1]);
+  if (!strcmp(n, "powr")) return powr(L, a[0], a[1]);
   if (!strcmp(n, "half_recip")) n = "native_recip";
   if (!strcmp(n, "half_divide")) n = "native_divide";
   if (!strcmp(n, "rsqrt") || !strcmp(n, "native_rsqrt") || !strcmp(n, "half_rsqrt"))
@@ -420,6 +490,8 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
   if (!m) return math_special(L, bi->name, a, call);
   if (!strncmp(m->target, "llvm.", 5))
     return lw_intrinsic(L, m->target, (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, (unsigned)m->nargs);
+  if (!strcmp(bi->name, m->target) && float_in_double(m->target, LLVMTypeOf(a[0])))
+    return libmvec_in_double(L, m->target, a, m->nargs); /* not native_ and half_ */
   return libmvec(L, m->target, a, m->nargs);
 }
 
