@@ -1,0 +1,621 @@
+/* The builtin conformance test: every row of builtins.def, for each of its types and the vector
+ * widths 1, 2, 3, 4, 8 and 16, run through weft over edge values (every combination, for two
+ * and three arguments, of a set of them) and seeded random values, and compared element by
+ * element with the row's host reference (reference.c): floats within the row's ULP bound, a
+ * NaN for a NaN, the sign of an exact zero; integers exactly.
+ *
+ *     conformance [--only NAME[/TYPE],...] [--skip NAME[/TYPE],...] [--configs WxG,...]
+ *                 [--skip-at WxG:NAME[/TYPE],...] [--show N] [--print source]
+ *
+ * One kernel per row and type (its widths in a switch on a uniform argument), all in one
+ * program, built once per configuration (W x G; 0x0, the default: W 32 and the CPU's G). A
+ * failure prints the builtin, type, width, configuration, inputs, result and reference;
+ * skipped rows are named in the summary. Exit status 0 when every element passed. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance.h"
+#include "weft.h"
+
+enum { N = 1536, MAX_ARGS = 3 }; /* N: elements per case, a multiple of 48 */
+static const unsigned widths[] = {1, 2, 3, 4, 8, 16};
+static unsigned shown_max = 4; /* failures printed per case and configuration (--show) */
+
+typedef struct type {
+  const char *name;
+  weft_type wt;
+  int bits, sgn, real;
+} type;
+
+enum { T_INT = 4, T_FLOAT = 8, T_DOUBLE = 9 };
+static const type types[] = {
+    {"char", WEFT_I8, 8, 1, 0},     {"uchar", WEFT_U8, 8, 0, 0},   {"short", WEFT_I16, 16, 1, 0},
+    {"ushort", WEFT_U16, 16, 0, 0}, {"int", WEFT_I32, 32, 1, 0},   {"uint", WEFT_U32, 32, 0, 0},
+    {"long", WEFT_I64, 64, 1, 0},   {"ulong", WEFT_U64, 64, 0, 0}, {"float", WEFT_F32, 32, 1, 1},
+    {"double", WEFT_F64, 64, 1, 1},
+};
+
+/* The type of a SHAPE letter for a row of type t (builtins.def). */
+static unsigned kind_type(char kind, unsigned t) {
+  kind = (char)toupper((unsigned char)kind); /* a lowercase letter: the same type, a scalar */
+  unsigned same_width = t == T_FLOAT ? T_INT : t == T_DOUBLE ? T_INT + 2 : t;
+  switch (kind) {
+  case 'I': return T_INT;
+  case 'B': return same_width & ~1u; /* an unsigned type follows its signed one */
+  case 'U': return same_width | 1;
+  case 'W': return t + 2;
+  default: return t;
+  }
+}
+
+/* A row's shape, read: the kinds of the result, of each argument and of the stored value. */
+typedef struct shape {
+  char result, args[MAX_ARGS], out;
+  unsigned nargs;
+} shape;
+
+static shape shape_of(const row *r) {
+  shape s = {.result = r->shape[0]};
+  for (const char *p = r->shape + 2; *p && *p != '*'; p++) s.args[s.nargs++] = *p;
+  const char *star = strchr(r->shape, '*');
+  s.out = star ? star[1] : 0;
+  return s;
+}
+
+/* A value of any type: f for the floats (and ints in a MATH row's reference), i for integers. */
+typedef struct val {
+  long double f;
+  __int128 i;
+} val;
+
+/* ---- the kernels' source ---- */
+
+typedef struct text {
+  char *s;
+  size_t len, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && t->len + (size_t)n < t->cap) {
+      t->len += (size_t)n;
+      return;
+    }
+    t->cap = t->cap * 2 + (size_t)n + 1024;
+    t->s = realloc(t->s, t->cap);
+    if (!t->s) abort();
+  }
+}
+
+static void vec_name(char *out, unsigned t, unsigned w) {
+  sprintf(out, w > 1 ? "%s%u" : "%s", types[t].name, w);
+}
+
+/* buf[i] = v, or vstoreN(v, i, buf) for a vector. */
+static void store(text *src, const char *v, const char *buf, unsigned w) {
+  if (w > 1) put(src, " vstore%u(%s, i, %s);", w, v, buf);
+  else put(src, " %s[i] = %s;", buf, v);
+}
+
+/* One case of the kernel's switch: the builtin at width w, its arguments loaded with vloadN
+ * (a[i] for scalars), its result and stored value written back the same way. */
+static void emit_width(text *src, const row *r, const shape *s, unsigned t, unsigned w) {
+  char call[256], ot[24];
+  int n = snprintf(call, sizeof call, "%s(", r->name);
+  for (unsigned k = 0; k < s->nargs; k++)
+    n += w > 1 && !islower((unsigned char)s->args[k])
+             ? snprintf(call + n, sizeof call - (size_t)n, "%svload%u(i, a%u)", k ? ", " : "", w, k)
+             : snprintf(call + n, sizeof call - (size_t)n, "%sa%u[i]", k ? ", " : "", k);
+  snprintf(call + n, sizeof call - (size_t)n, "%s)", s->out ? ", &t" : "");
+  put(src, "  case %u: {", w);
+  if (s->out) vec_name(ot, kind_type(s->out, t), w), put(src, " %s t;", ot);
+  store(src, call, "r", w);
+  if (s->out) store(src, "t", "o", w);
+  put(src, " } break;\n");
+}
+
+/* k<row>_NAME_TYPE: a builtin may have rows of several shapes (fmax(float4, float)). */
+static void kernel_name(char *out, size_t n, const row *r, unsigned t) {
+  snprintf(out, n, "k%u_%s_%s", (unsigned)(r - rows), r->name, types[t].name);
+}
+
+static void emit_kernel(text *src, const row *r, unsigned t) {
+  shape s = shape_of(r);
+  char name[64];
+  kernel_name(name, sizeof name, r, t);
+  put(src, "__kernel void %s(", name);
+  for (unsigned k = 0; k < s.nargs; k++)
+    put(src, "__global const %s *a%u, ", types[kind_type(s.args[k], t)].name, k);
+  put(src, "__global %s *r, ", types[kind_type(s.result, t)].name);
+  if (s.out) put(src, "__global %s *o, ", types[kind_type(s.out, t)].name);
+  put(src, "int w) {\n  size_t i = get_global_id(0);\n  switch (w) {\n");
+  for (unsigned k = 0; k < sizeof widths / sizeof *widths; k++)
+    emit_width(src, r, &s, t, widths[k]);
+  put(src, "  }\n}\n");
+}
+
+/* ---- inputs: edge values, every combination of them, then seeded random values ---- */
+
+static uint64_t next_random(uint64_t *s) { /* xorshift64* */
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return *s * 0x2545f4914f6cdd1dull;
+}
+
+static long double to_type(long double v, unsigned t) {
+  return t == T_DOUBLE ? (double)v : (float)v;
+}
+
+/* An integer wrapped to type t: its low bits, sign-extended for a signed type. */
+static __int128 wrap(__int128 v, unsigned t) {
+  int bits = types[t].bits;
+  unsigned __int128 low = (unsigned __int128)v & (((unsigned __int128)1 << bits) - 1);
+  if (types[t].sgn && (low >> (bits - 1))) return (__int128)low - ((__int128)1 << bits);
+  return (__int128)low;
+}
+
+/* The edge values of type t (floats in f, integers in i); their number. */
+static unsigned edges(unsigned t, val *out) {
+  static const long double reals[] = {NAN,  INFINITY, -INFINITY, 0,     -0.0L,     1,       -1,
+                                      0.5,  -0.5,     2,         -2,    1.5,       -2.5,    3,
+                                      0.25, 100,      -100,      1e10L, -0x1p-70L, 16777217};
+  unsigned n = 0;
+  if (types[t].real) {
+    int dbl = t == T_DOUBLE;
+    long double tiny = dbl ? 0x1p-1074L : 0x1p-149L, least = dbl ? 0x1p-1022L : 0x1p-126L,
+                most = dbl ? 0x1.fffffffffffffp1023L : 0x1.fffffep127L;
+    const long double own[] = {tiny, -tiny, least, -least, most, -most, -most / 3};
+    for (unsigned k = 0; k < sizeof reals / sizeof *reals; k++) out[n++].f = to_type(reals[k], t);
+    for (unsigned k = 0; k < sizeof own / sizeof *own; k++) out[n++].f = to_type(own[k], t);
+    return n;
+  }
+  int bits = types[t].bits;
+  __int128 min = types[t].sgn ? -((__int128)1 << (bits - 1)) : 0,
+           max = types[t].sgn ? ((__int128)1 << (bits - 1)) - 1 : ((__int128)1 << bits) - 1;
+  const __int128 ints[] = {
+      0,       1,    -1,       2,        min,      min + 1, max,
+      max - 1, bits, bits - 1, bits + 1, 2 * bits, -bits,   (__int128)0x5555555555555555ll,
+      -3};
+  for (; n < sizeof ints / sizeof *ints; n++) out[n].i = wrap(ints[n], t);
+  return n;
+}
+
+/* A random value of type t: for floats a third random bits, a third in [-1, 1], a third of a
+ * magnitude in [2^-12, 2^12]; for ints a quarter in [-40, 40] (shift counts, exponents), the
+ * rest random bits (for an int argument of a MATH row, three quarters in [-40, 40]). */
+static val random_value(unsigned t, int math_int, uint64_t *s) {
+  uint64_t bits = next_random(s);
+  unsigned pick = (unsigned)(next_random(s) % 12);
+  val v = {0, 0};
+  if (types[t].real) {
+    long double u = (long double)(bits >> 11) * 0x1p-52L - 1;
+    if (pick < 4 && t == T_FLOAT) {
+      float f;
+      memcpy(&f, &(uint32_t){(uint32_t)bits}, sizeof f);
+      v.f = f;
+    } else if (pick < 4) {
+      double d;
+      memcpy(&d, &bits, sizeof d);
+      v.f = d;
+    } else v.f = pick < 8 ? u : ldexpl(u, (int)(next_random(s) % 25) - 12);
+    v.f = to_type(v.f, t);
+    return v;
+  }
+  int small = math_int ? pick < 9 : pick < 3;
+  v.i = wrap(small ? (__int128)(bits % 81) - 40 : (__int128)bits, t);
+  return v;
+}
+
+/* v's exponent moved to at most 2^60 (exact): mix and smoothstep of huge values overflow in
+ * their formulas, where the specification leaves them to the implementation. */
+static long double moderate(long double v) {
+  if (isnan(v)) return 0.75L;
+  if (isinf(v)) return copysignl(2, v);
+  return fabsl(v) > 0x1p60L ? scalbnl(v, 60 - ilogbl(v)) : v;
+}
+
+static void swap(long double *a, long double *b) {
+  long double t = *a;
+  *a = *b, *b = t;
+}
+
+/* The arguments x of one element moved into the row's domain (builtins.def's D_* flags). */
+static void fix_real(unsigned flags, unsigned t, long double *x) {
+  if (flags & D_ORDER) {
+    if (isnan(x[1])) x[1] = -1;
+    if (isnan(x[2])) x[2] = 1;
+    if (x[1] > x[2]) swap(&x[1], &x[2]);
+  }
+  if (flags & D_FINITE)
+    for (int k = 0; k < 2; k++)
+      x[k] = isnan(x[k]) ? 0.75L : isinf(x[k]) ? copysignl(2, x[k]) : x[k];
+  if (flags & D_MIX) {
+    x[0] = moderate(x[0]), x[1] = moderate(x[1]);
+    long double a = isnan(x[2]) ? 0.5L : isinf(x[2]) ? 1 : fabsl(x[2]);
+    x[2] = a > 1 ? a - floorl(a) : a;
+  }
+  if (flags & D_SMOOTH) {
+    for (int k = 0; k < 3; k++) x[k] = moderate(x[k]);
+    if (x[0] > x[1]) swap(&x[0], &x[1]);
+    if (x[0] == x[1])
+      x[1] = t == T_DOUBLE ? nextafter((double)x[1], 1e300) : nextafterf(x[1], 1e30f);
+  }
+}
+
+static void fix_int(unsigned flags, unsigned t, __int128 *x) {
+  if ((flags & D_ORDER) && x[1] > x[2]) {
+    __int128 s = x[1];
+    x[1] = x[2], x[2] = s;
+  }
+  for (int k = 0; k < 2 && (flags & D_24); k++) /* 24 bits, sign-extended for int */
+    x[k] = types[t].sgn ? (__int128)((int32_t)((uint32_t)x[k] << 8) >> 8) : x[k] & 0xffffff;
+}
+
+/* One case: a row at one type, its inputs and references. */
+typedef struct test_case {
+  const row *r;
+  shape s;
+  unsigned t, at[MAX_ARGS]; /* the row's type, the arguments' */
+  val in[MAX_ARGS][N], want[N], want_out[N];
+} test_case;
+
+/* Element e's arguments: the e-th combination of edge values (of the first 9 of each for three
+ * arguments), past them random values. */
+static void make_inputs(test_case *c, uint64_t seed) {
+  static val edge[MAX_ARGS][32];
+  unsigned ne[MAX_ARGS], combos = 1;
+  for (unsigned k = 0; k < c->s.nargs; k++) {
+    ne[k] = edges(c->at[k], edge[k]);
+    if (c->s.nargs == 3 && ne[k] > 9) ne[k] = 9;
+    combos *= ne[k];
+  }
+  for (unsigned e = 0; e < N; e++)
+    for (unsigned k = 0, rest = e; k < c->s.nargs; k++) {
+      int math_int = types[c->t].real && !types[c->at[k]].real;
+      c->in[k][e] = e < combos ? edge[k][rest % ne[k]] : random_value(c->at[k], math_int, &seed);
+      rest /= ne[k];
+    }
+}
+
+static void fix_domain(test_case *c) {
+  for (unsigned e = 0; e < N; e++) {
+    long double x[MAX_ARGS] = {0};
+    __int128 i[MAX_ARGS] = {0};
+    for (unsigned k = 0; k < c->s.nargs; k++) x[k] = c->in[k][e].f, i[k] = c->in[k][e].i;
+    if (types[c->t].real) fix_real(c->r->flags, c->t, x);
+    else fix_int(c->r->flags, c->t, i);
+    for (unsigned k = 0; k < c->s.nargs; k++) c->in[k][e].f = x[k], c->in[k][e].i = i[k];
+  }
+}
+
+/* Argument k of element e at width w: a scalar argument (a lowercase letter) is work-item
+ * e / w's, the same for every element of its vector. */
+static val arg_at(const test_case *c, unsigned k, unsigned e, unsigned w) {
+  return c->in[k][islower((unsigned char)c->s.args[k]) ? e / w : e];
+}
+
+static int has_scalar(const shape *s) {
+  for (unsigned k = 0; k < s->nargs; k++)
+    if (islower((unsigned char)s->args[k])) return 1;
+  return 0;
+}
+
+/* The references of every element at width w: a MATH row's in long double (an int argument as
+ * one), an INT row's exact and wrapped to the result's type. */
+static void make_references(test_case *c, unsigned w) {
+  unsigned rt = kind_type(c->s.result, c->t);
+  for (unsigned e = 0; e < N; e++) {
+    val a[MAX_ARGS] = {{0, 0}};
+    for (unsigned k = 0; k < c->s.nargs; k++) a[k] = arg_at(c, k, e, w);
+    if (c->r->math) {
+      long double x[MAX_ARGS] = {0}, o = 0;
+      for (unsigned k = 0; k < c->s.nargs; k++)
+        x[k] = types[c->at[k]].real ? a[k].f : (long double)a[k].i;
+      c->want[e].f = c->r->math(x, &o, c->t == T_DOUBLE);
+      c->want_out[e].f = o;
+      continue;
+    }
+    __int128 v = c->r->integer(a[0].i, a[1].i, a[2].i, types[c->t].bits, types[c->t].sgn);
+    c->want[e].i = wrap(v, rt);
+  }
+}
+
+/* ---- running a case and comparing ---- */
+
+static void store_val(void *buf, unsigned t, size_t e, val v) {
+  size_t size = weft_type_size(types[t].wt);
+  char *at = (char *)buf + e * size;
+  if (t == T_FLOAT) memcpy(at, &(float){(float)v.f}, size);
+  else if (t == T_DOUBLE) memcpy(at, &(double){(double)v.f}, size);
+  else memcpy(at, &(uint64_t){(uint64_t)v.i}, size); /* the low bytes: x86 is little-endian */
+}
+
+static val load_val(const void *buf, unsigned t, size_t e) {
+  size_t size = weft_type_size(types[t].wt);
+  const char *at = (const char *)buf + e * size;
+  val v = {0, 0};
+  float f;
+  double d;
+  uint64_t u = 0;
+  if (t == T_FLOAT) memcpy(&f, at, size), v.f = f;
+  else if (t == T_DOUBLE) memcpy(&d, at, size), v.f = d;
+  else memcpy(&u, at, size), v.i = wrap(u, t);
+  return v;
+}
+
+/* One ulp of the type at v's magnitude (the least subnormal's below the normal range, the
+ * largest finite's above the type's range). */
+static long double ulp_at(long double v, int dbl) {
+  int emin = dbl ? -1022 : -126, emax = dbl ? 1023 : 127, e = v == 0 ? emin : ilogbl(v);
+  e = e < emin ? emin : e > emax ? emax : e;
+  return ldexpl(1, e - (dbl ? 52 : 23));
+}
+
+/* Whether got is within the row's bound of want (a real result); *ulps says how far it is.
+ * An infinite result counts as 2^(emax + 1), as the OpenCL conformance tests count it; it is
+ * right outright when want rounds to it. scale: the largest argument's magnitude (SCALED). */
+static int real_ok(const row *r, int dbl, long double want, long double got, long double scale,
+                   double *ulps) {
+  *ulps = 0;
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+  long double rounded = dbl ? (double)want : (float)want;
+  if (isinf(rounded) && got == rounded) return 1;
+  if (want == 0 && got == 0) return (r->flags & Z_ANY) || signbit(want) == signbit(got);
+  long double g = isinf(got) ? copysignl(dbl ? 0x1p1024L : 0x1p128L, got) : got;
+  *ulps = (double)(fabsl(g - want) / ulp_at((r->flags & SCALED) ? scale : want, dbl));
+  double bound = r->ulp[dbl];
+  /* The reference itself is within 2^-11 ulp of a double (2^-40 of a float) */
+  return bound == 0 ? g == want : *ulps <= bound + (dbl ? 0x1p-10 : 0x1p-30);
+}
+
+/* A MATH row's int result (ilogb, frexp's exponent): exact; NaN: unspecified. A truth (TRUTH)
+ * is 1 for a scalar and -1 for a vector. */
+static int int_of_real_ok(const row *r, unsigned w, long double want, __int128 got) {
+  if ((r->flags & TRUTH) && w > 1) want = -want;
+  return isnan(want) || (long double)got == want;
+}
+
+typedef struct config {
+  unsigned warp, lanes;
+  char name[24];
+} config;
+
+static void print_val(val v, unsigned t) {
+  if (types[t].real) printf("%.17Lg (%La)", v.f, v.f);
+  else printf("%lld", (long long)v.i);
+  if (!types[t].real && v.i > INT64_MAX) printf(" (%llu)", (unsigned long long)v.i);
+}
+
+static void print_failure(const test_case *c, const config *cf, unsigned w, unsigned e,
+                          const char *what, val got, val want, unsigned vt, double ulps) {
+  char tn[24];
+  vec_name(tn, c->t, w);
+  printf("FAIL %s %s%s [%s] element %u: ", c->r->name, tn, what, cf->name, e);
+  for (unsigned k = 0; k < c->s.nargs; k++)
+    printf("%s", k ? ", " : "x = "), print_val(arg_at(c, k, e, w), c->at[k]);
+  printf("; got "), print_val(got, vt), printf(", want "), print_val(want, vt);
+  if (types[vt].real) printf(" (%.3g ulp, bound %g)", ulps, c->r->ulp[c->t == T_DOUBLE]);
+  printf("\n");
+}
+
+/* Whether element e of a result (out: the stored value) of value type vt is right. */
+static int element_ok(const test_case *c, int out, unsigned vt, unsigned w, unsigned e, val got,
+                      double *ulps) {
+  val want = out ? c->want_out[e] : c->want[e];
+  *ulps = 0;
+  if (!c->r->math) return got.i == want.i;
+  if (!types[vt].real) return int_of_real_ok(c->r, w, want.f, got.i);
+  long double scale = 0;
+  for (unsigned k = 0; k < c->s.nargs; k++) scale = fmaxl(scale, fabsl(arg_at(c, k, e, w).f));
+  return real_ok(c->r, c->t == T_DOUBLE, want.f, got.f, scale, ulps);
+}
+
+/* Compares a buffer with the references; prints failures while *shown, the case's printed so
+ * far, is below shown_max. Their number. */
+static unsigned compare(const test_case *c, const config *cf, unsigned w, int out, const void *buf,
+                        unsigned *shown) {
+  unsigned vt = kind_type(out ? c->s.out : c->s.result, c->t), failed = 0;
+  for (unsigned e = 0; e < N; e++) {
+    val got = load_val(buf, vt, e);
+    double ulps;
+    if (element_ok(c, out, vt, w, e, got, &ulps)) continue;
+    failed++;
+    val want = out ? c->want_out[e] : c->want[e];
+    if ((c->r->flags & TRUTH) && w > 1) want.f = -want.f; /* as int_of_real_ok says */
+    if ((*shown)++ < shown_max)
+      print_failure(c, cf, w, e, out ? " (stored value)" : "", got, want, vt, ulps);
+  }
+  return failed;
+}
+
+static unsigned gcd(unsigned a, unsigned b) { return b ? gcd(b, a % b) : a; }
+
+/* Runs the case's kernel at every width; the number of wrong elements (all N for a launch that
+ * failed). */
+static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
+  char name[64];
+  kernel_name(name, sizeof name, c->r, c->t);
+  weft_kernel *k;
+  if (weft_kernel_create(prog, name, &k)) return printf("FAIL %s: no kernel\n", name), N;
+  unsigned n = 0, failed = 0, shown = 0, at_width[sizeof widths / sizeof *widths] = {0};
+  weft_arg args[MAX_ARGS + 3];
+  void *bufs[MAX_ARGS + 2];
+  unsigned bt[MAX_ARGS + 2];
+  size_t bytes[MAX_ARGS + 2];
+  for (unsigned i = 0; i < c->s.nargs; i++) bt[n++] = c->at[i];
+  bt[n++] = kind_type(c->s.result, c->t);
+  if (c->s.out) bt[n++] = kind_type(c->s.out, c->t);
+  for (unsigned i = 0; i < n; i++) {
+    bytes[i] = N * weft_type_size(types[bt[i]].wt);
+    bufs[i] = weft_buffer_alloc(bytes[i]);
+    for (unsigned e = 0; i < c->s.nargs && e < N; e++) store_val(bufs[i], bt[i], e, c->in[i][e]);
+    args[i] = (weft_arg){WEFT_ARG_GLOBAL, types[bt[i]].wt, bytes[i], bufs[i]};
+  }
+  for (unsigned wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+    int w = (int)widths[wi];
+    args[n] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, sizeof w, &w};
+    unsigned items = N / widths[wi];
+    weft_ndrange range = {1, {items, 1, 1}, {gcd(items, 64), 1, 1}};
+    for (unsigned i = c->s.nargs; i < n; i++) memset(bufs[i], 0xa5, bytes[i]); /* not a result */
+    weft_status st = weft_kernel_launch(k, &range, n + 1, args, NULL);
+    if (has_scalar(&c->s) || wi == 0) make_references(c, widths[wi]);
+    if (st) {
+      printf("FAIL %s width %d [%s]: %s\n", name, w, cf->name, weft_status_name(st));
+      at_width[wi] = N, failed += N;
+      continue;
+    }
+    at_width[wi] = compare(c, cf, widths[wi], 0, bufs[c->s.nargs], &shown);
+    if (c->s.out) at_width[wi] += compare(c, cf, widths[wi], 1, bufs[c->s.nargs + 1], &shown);
+    failed += at_width[wi];
+  }
+  if (failed) {
+    printf("FAIL %s %s [%s]: wrong elements per width", c->r->name, types[c->t].name, cf->name);
+    for (unsigned wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+      printf(" %u:%u", widths[wi], at_width[wi]);
+    printf(" (of %d)\n", N);
+  }
+  for (unsigned i = 0; i < n; i++) weft_buffer_free(bufs[i], bytes[i]);
+  weft_kernel_release(k);
+  return failed;
+}
+
+/* ---- the cases, the options, the configurations ---- */
+
+/* Whether "name" or "name/type" is in the comma-separated list. */
+static int listed(const char *list, const row *r, unsigned t) {
+  char full[64];
+  snprintf(full, sizeof full, "%s/%s", r->name, types[t].name);
+  for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    size_t n = strcspn(p, ",");
+    if ((n == strlen(r->name) && !strncmp(p, r->name, n)) ||
+        (n == strlen(full) && !strncmp(p, full, n)))
+      return 1;
+  }
+  return 0;
+}
+
+static int row_has_type(const row *r, unsigned t) {
+  return r->math ? t == T_FLOAT || t == T_DOUBLE : t < T_FLOAT && (r->types >> t & 1);
+}
+
+/* A seed of its own per case, so that a subset sees the values the whole table does. */
+static uint64_t case_seed(const row *r, unsigned t) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ t;
+  for (const char *p = r->name; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  return h | 1;
+}
+
+typedef struct options {
+  const char *only, *skip, *configs;
+  const char *skip_at; /* --skip-at WxG:LIST: LIST skipped under that configuration only */
+  unsigned skip_warp, skip_lanes;
+  int print; /* --print source: the program's source, nothing run */
+} options;
+
+static int selected(const options *o, const config *cf, const row *r, unsigned t) {
+  int here = o->skip_at && cf->warp == o->skip_warp && cf->lanes == o->skip_lanes;
+  return row_has_type(r, t) && (!o->only || listed(o->only, r, t)) && !listed(o->skip, r, t) &&
+         !(here && listed(o->skip_at, r, t));
+}
+
+static char *program_source(const options *o, const config *cf) {
+  text src = {0};
+  put(&src, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  for (unsigned i = 0; i < n_rows; i++)
+    for (unsigned t = 0; t < sizeof types / sizeof *types; t++)
+      if (selected(o, cf, &rows[i], t)) emit_kernel(&src, &rows[i], t);
+  return src.s;
+}
+
+/* Every selected case under one configuration; the number of cases with a wrong element, or -1
+ * when the program did not build. */
+static int run_config(const options *o, const config *cf, unsigned *cases) {
+  weft_options wo = {.warp = cf->warp, .lanes = cf->lanes};
+  weft_context *ctx;
+  weft_program *prog;
+  if (weft_context_create(&wo, &ctx)) return printf("FAIL [%s]: no context\n", cf->name), -1;
+  char *source = program_source(o, cf);
+  weft_status built = weft_program_build_source(ctx, "builtins.cl", source, NULL, &prog);
+  free(source);
+  if (built) {
+    printf("FAIL [%s]: the program did not build:\n%s\n", cf->name, weft_last_error(ctx));
+    weft_context_release(ctx);
+    return -1;
+  }
+  static test_case c;
+  int bad = 0;
+  for (unsigned i = 0; i < n_rows; i++)
+    for (unsigned t = 0; t < sizeof types / sizeof *types; t++) {
+      if (!selected(o, cf, &rows[i], t)) continue;
+      c.r = &rows[i], c.s = shape_of(c.r), c.t = t;
+      for (unsigned k = 0; k < c.s.nargs; k++) c.at[k] = kind_type(c.s.args[k], t);
+      make_inputs(&c, case_seed(c.r, t));
+      fix_domain(&c);
+      bad += run_case(prog, &c, cf) > 0;
+      ++*cases;
+    }
+  weft_program_release(prog);
+  weft_context_release(ctx);
+  return bad;
+}
+
+static options parse(int argc, char **argv) {
+  options o = {.configs = "0x0,4x4"};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--only")) o.only = argv[i + 1];
+    else if (!strcmp(argv[i], "--skip")) o.skip = argv[i + 1];
+    else if (!strcmp(argv[i], "--configs")) o.configs = argv[i + 1];
+    else if (!strcmp(argv[i], "--skip-at")) {
+      o.skip_at = strchr(argv[i + 1], ':');
+      if (!o.skip_at || sscanf(argv[i + 1], "%ux%u", &o.skip_warp, &o.skip_lanes) != 2)
+        fprintf(stderr, "conformance: --skip-at WxG:LIST\n"), exit(2);
+      o.skip_at++;
+    } else if (!strcmp(argv[i], "--show")) shown_max = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--print")) o.print = !strcmp(argv[i + 1], "source");
+    else fprintf(stderr, "conformance: unknown option %s\n", argv[i]), exit(2);
+  }
+  if (argc % 2 == 0) fprintf(stderr, "conformance: %s needs a value\n", argv[argc - 1]), exit(2);
+  return o;
+}
+
+/* "W32 G cpu" for 0x0 (G: the CPU's), "W4 G 4" */
+static void name_config(config *cf) {
+  char g[8];
+  snprintf(g, sizeof g, "%u", cf->lanes);
+  snprintf(cf->name, sizeof cf->name, "W%u G %s", cf->warp ? cf->warp : 32, cf->lanes ? g : "cpu");
+}
+
+int main(int argc, char **argv) {
+  options o = parse(argc, argv);
+  int bad = 0;
+  for (const char *p = o.configs; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    config cf = {0};
+    if (sscanf(p, "%ux%u", &cf.warp, &cf.lanes) != 2)
+      return fprintf(stderr, "conformance: bad --configs\n"), 2;
+    name_config(&cf);
+    if (o.print) { /* the first configuration's */
+      char *source = program_source(&o, &cf);
+      return fputs(source, stdout), free(source), 0;
+    }
+    unsigned cases = 0;
+    int r = run_config(&o, &cf, &cases);
+    printf("[%s] %u cases (builtin x type, each at 6 widths x %d values): %s\n", cf.name, cases, N,
+           r < 0 ? "no program"
+           : r   ? "FAILED"
+                 : "all passed");
+    if (r) printf("[%s] %d cases with wrong elements\n", cf.name, r < 0 ? 0 : r);
+    bad |= r != 0;
+  }
+  if (o.skip) printf("skipped: %s\n", o.skip);
+  config at = {o.skip_warp, o.skip_lanes, ""};
+  if (o.skip_at) name_config(&at), printf("skipped under [%s] only: %s\n", at.name, o.skip_at);
+  return bad;
+}

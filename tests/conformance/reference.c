@@ -1,0 +1,189 @@
+/* The host references of builtins.def: each row's expression made a function, and the helpers
+ * they call. Floats are computed in long double (64 bits of mantissa: every float and double
+ * argument is exact, and an int too), integers exactly in __int128. */
+/* exp10l needs _GNU_SOURCE, which the build defines */
+#include <math.h>
+#include <string.h>
+
+#include "conformance.h"
+
+static const long double PI_L = 3.141592653589793238462643383279502884L;
+
+/* v rounded to the row's type, as the specification's formulas round their steps. */
+static long double to_type(long double v, int dbl) { return dbl ? (double)v : (float)v; }
+
+/* sin(pi x), exact at the integers with the sign of x, as the specification asks. x is reduced
+ * exactly (fmodl), then folded into [-0.5, 0.5] (1 - r is exact), so that sinl's argument keeps
+ * its relative precision near the zeros. */
+static long double sinpi_l(long double x) {
+  if (isinf(x)) return NAN;
+  long double r = fmodl(x, 2);
+  if (r > 1) r -= 2;
+  if (r < -1) r += 2;
+  if (r == 0 || fabsl(r) == 1) return copysignl(0, x);
+  if (r > 0.5L) r = 1 - r;
+  if (r < -0.5L) r = -1 - r;
+  return sinl(PI_L * r);
+}
+
+/* cos(pi x) = sin(pi (0.5 - |x|)), +0 at the half integers. */
+static long double cospi_l(long double x) {
+  if (isinf(x)) return NAN;
+  long double r = fabsl(fmodl(x, 2)), s = sinpi_l(0.5L - r);
+  return s == 0 ? 0 : s;
+}
+
+/* fract: fmin(x - floor(x), the largest value below 1), x - floor(x) rounded to the type first
+ * (a tiny negative x gives 1 there); ±0 and NaN give themselves, ±inf +0. */
+static long double fract_l(long double x, long double *o, int dbl) {
+  *o = floorl(x);
+  if (isinf(x)) return 0;
+  if (x == 0 || isnan(x)) return x;
+  return fminl(to_type(x - floorl(x), dbl), dbl ? 0x1.fffffffffffffp-1L : 0x1.fffffep-1L);
+}
+
+/* frexp: the exponent is unspecified for inf and NaN (C99, which OpenCL follows). */
+static long double frexp_l(long double x, long double *o) {
+  int e = 0;
+  long double m = frexpl(x, &e);
+  *o = isfinite(x) ? e : NAN;
+  return m;
+}
+
+/* FP_ILOGB0 and FP_ILOGBNAN are INT_MIN and INT_MAX in clang's OpenCL headers; inf gives
+ * INT_MAX as in C99. */
+static long double ilogb_l(long double x) {
+  if (x == 0) return -2147483648.0L;
+  if (!isfinite(x)) return 2147483647.0L;
+  return ilogbl(x);
+}
+
+/* maxmag (max 1) and minmag: x if |x| is greater (smaller), y if |y| is, else fmax (fmin). */
+static long double magnitude_l(long double x, long double y, int max) {
+  long double ax = fabsl(x), ay = fabsl(y);
+  if (max ? ax > ay : ax < ay) return x;
+  if (max ? ay > ax : ay < ax) return y;
+  return max ? fmaxl(x, y) : fminl(x, y);
+}
+
+static long double modf_l(long double x, long double *o) {
+  *o = truncl(x);
+  return isinf(x) ? copysignl(0, x) : copysignl(x - truncl(x), x);
+}
+
+/* powr: pow for x >= 0 only, with the edge cases of OpenCL 1.2, 7.5.1. */
+static long double powr_l(long double x, long double y) {
+  if (isnan(x) || isnan(y) || x < 0) return NAN;
+  if (x == 0 && y == 0) return NAN;
+  if (isinf(x) && y == 0) return NAN;
+  if (x == 1 && isinf(y)) return NAN;
+  if (x == 1) return 1;
+  return powl(fabsl(x), y); /* -0 is +0 here: pow(-0, -3) is -inf, powr(-0, -3) +inf */
+}
+
+/* rootn: x^(1/n); a negative x has odd roots only; n = 0 is NaN. */
+static long double rootn_l(long double x, long double n) {
+  long long k = (long long)n;
+  if (k == 0 || (x < 0 && k % 2 == 0)) return NAN;
+  long double r = powl(fabsl(x), 1 / n);
+  return k % 2 ? copysignl(r, x) : r;
+}
+
+static long double sincos_l(long double x, long double *o) {
+  *o = cosl(x);
+  return sinl(x);
+}
+
+/* sign: ±1, ±0 itself, 0 for a NaN. */
+static long double sign_l(long double x) {
+  if (isnan(x)) return 0;
+  return x > 0 ? 1 : x < 0 ? -1 : x;
+}
+
+static long double smoothstep_l(long double e0, long double e1, long double x) {
+  long double t = fminl(fmaxl((x - e0) / (e1 - e0), 0), 1);
+  return t * t * (3 - 2 * t);
+}
+
+/* bitselect: each bit of the encoding from x[1] where x[2]'s is set, else from x[0]. */
+static long double bitselect_l(const long double *x, int dbl) {
+  if (dbl) {
+    uint64_t v[3];
+    for (int k = 0; k < 3; k++) memcpy(&v[k], &(double){(double)x[k]}, sizeof v[k]);
+    double r;
+    memcpy(&r, &(uint64_t){(v[0] & ~v[2]) | (v[1] & v[2])}, sizeof r);
+    return r;
+  }
+  uint32_t v[3];
+  for (int k = 0; k < 3; k++) memcpy(&v[k], &(float){(float)x[k]}, sizeof v[k]);
+  float r;
+  memcpy(&r, &(uint32_t){(v[0] & ~v[2]) | (v[1] & v[2])}, sizeof r);
+  return r;
+}
+
+/* ---- integers ---- */
+
+static __int128 saturate(__int128 v, int bits, int sgn) {
+  __int128 lo = sgn ? -((__int128)1 << (bits - 1)) : 0,
+           hi = sgn ? ((__int128)1 << (bits - 1)) - 1 : ((__int128)1 << bits) - 1;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The high half of a * b: a floor, which >> is on a negative __int128 (GCC and clang). The
+ * product of two ulongs needs the unsigned type. */
+static __int128 mul_hi_i(__int128 a, __int128 b, int bits, int sgn) {
+  if (!sgn) return (__int128)(((unsigned __int128)a * (unsigned __int128)b) >> bits);
+  return (a * b) >> bits;
+}
+
+/* a * b + c saturated; for ulong the product may pass 2^127, but not 2^128. */
+static __int128 mad_sat_i(__int128 a, __int128 b, __int128 c, int bits, int sgn) {
+  if (sgn) return saturate(a * b + c, bits, sgn);
+  unsigned __int128 v = (unsigned __int128)a * (unsigned __int128)b + (unsigned __int128)c;
+  unsigned __int128 max = ((unsigned __int128)1 << bits) - 1;
+  return (__int128)(v > max ? max : v);
+}
+
+/* Leading zeros of a's low `bits` bits. */
+static __int128 clz_i(__int128 a, int bits) {
+  int n = 0;
+  for (int i = bits - 1; i >= 0 && !((a >> i) & 1); i--) n++;
+  return n;
+}
+
+/* a rotated left by b modulo the width (b's low bits, whatever its sign). */
+static __int128 rotate_i(__int128 a, __int128 b, int bits) {
+  unsigned __int128 mask = ((unsigned __int128)1 << bits) - 1, v = (unsigned __int128)a & mask;
+  int n = (int)((unsigned __int128)b & (unsigned)(bits - 1));
+  return n ? (__int128)(((v << n) | (v >> (bits - n))) & mask) : (__int128)v;
+}
+
+/* ---- the table's expressions as functions, and the table ---- */
+
+/* A row's functions are named by its line: a builtin may have several rows. */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define MATH(name, shape, fu, du, flags, expr)                                            \
+  static long double CAT(ref_, __LINE__)(const long double *x, long double *o, int dbl) { \
+    (void)x, (void)o, (void)dbl;                                                          \
+    return expr;                                                                          \
+  }
+#define INT(name, shape, types, flags, expr)                                                    \
+  static __int128 CAT(iref_, __LINE__)(__int128 a, __int128 b, __int128 c, int bits, int sgn) { \
+    (void)a, (void)b, (void)c, (void)bits, (void)sgn;                                           \
+    return expr;                                                                                \
+  }
+#include "builtins.def"
+#undef MATH
+#undef INT
+
+const row rows[] = {
+#define MATH(name, shape, fu, du, flags, expr) \
+  {#name, shape, {fu, du}, 0, flags, CAT(ref_, __LINE__), 0},
+#define INT(name, shape, types, flags, expr) \
+  {#name, shape, {0, 0}, types, flags, 0, CAT(iref_, __LINE__)},
+#include "builtins.def"
+#undef MATH
+#undef INT
+};
+const unsigned n_rows = sizeof rows / sizeof *rows;
