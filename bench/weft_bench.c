@@ -310,7 +310,7 @@ static void usage(FILE *f) {
   fprintf(
       f, "usage: weft_bench [--threads N] [--runs N] [--warp W] [--lanes G]\n"
          "                  [--policy stack|mp|mp-orec|pc | --policies]\n"
-         "                  [--split-order rr|lowest-pc] [--max-splits N]\n"
+         "                  [--split-order lowest-pc|rr] [--max-splits N]\n"
          "                  [--only NAME[,NAME...]] [--quick] [--json PATH] [--policy-in-runtime]\n"
          "                  [--help]\n"
          "\n"

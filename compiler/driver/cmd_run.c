@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: weft run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]...\n"
-    "                [--out I=PATH]... [--policy NAME] [--split-order rr|lowest-pc]\n"
+    "                [--out I=PATH]... [--policy NAME] [--split-order lowest-pc|rr]\n"
     "                [--max-splits N] [--warp W] [--lanes G] [--threads N] [--repeat N]\n"
     "                [--stats] [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "                [--policy-in-runtime] [--timeout S]\n"

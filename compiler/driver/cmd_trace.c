@@ -16,7 +16,7 @@
 
 static const char usage[] =
     "usage: weft trace FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]...\n"
-    "                  [--out I=PATH]... [--policy NAME] [--split-order rr|lowest-pc]\n"
+    "                  [--out I=PATH]... [--policy NAME] [--split-order lowest-pc|rr]\n"
     "                  [--max-splits N] [--warp W] [--lanes G] [--threads N] [--stats]\n"
     "                  [--stats-json PATH] [--build-options OPTS] [--no-defaults]\n"
     "                  [--format text|json|svg] [-o PATH] [--group N] [--warp-id N]\n"

@@ -15,7 +15,7 @@ static const char usage[] =
     "      show each kernel's control-flow graph: blocks in PC order with their source lines,\n"
     "      successors, and the immediate post-dominator (reconvergence point) of every branch\n"
     "  run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]... [--out I=PATH]...\n"
-    "      [--policy NAME] [--split-order rr|lowest-pc] [--max-splits N] [--warp W]\n"
+    "      [--policy NAME] [--split-order lowest-pc|rr] [--max-splits N] [--warp W]\n"
     "      [--lanes G] [--threads N] [--repeat N] [--stats] [--stats-json PATH]\n"
     "      [--build-options OPTS] [--no-defaults] [--policy-in-runtime]\n"
     "      run a kernel over an NDRange as warps, with its arguments from the command line\n"
