@@ -7,11 +7,14 @@
  *     conformance [--only NAME[/TYPE],...] [--skip NAME[/TYPE],...] [--configs WxG,...]
  *                 [--skip-at WxG:NAME[/TYPE],...] [--show N] [--print source]
  *
+ * (NAME and TYPE may be fnmatch patterns: --only 'convert_*_sat/float'.)
+ *
  * One kernel per row and type (its widths in a switch on a uniform argument), all in one
  * program, built once per configuration (W x G; 0x0, the default: W 32 and the CPU's G). A
  * failure prints the builtin, type, width, configuration, inputs, result and reference;
  * skipped rows are named in the summary. Exit status 0 when every element passed. */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,14 +28,7 @@ enum { N = 1536, MAX_ARGS = 3 }; /* N: elements per case, a multiple of 48 */
 static const unsigned widths[] = {1, 2, 3, 4, 8, 16};
 static unsigned shown_max = 4; /* failures printed per case and configuration (--show) */
 
-typedef struct type {
-  const char *name;
-  weft_type wt;
-  int bits, sgn, real;
-} type;
-
-enum { T_INT = 4, T_FLOAT = 8, T_DOUBLE = 9 };
-static const type types[] = {
+const type types[] = {
     {"char", WEFT_I8, 8, 1, 0},     {"uchar", WEFT_U8, 8, 0, 0},   {"short", WEFT_I16, 16, 1, 0},
     {"ushort", WEFT_U16, 16, 0, 0}, {"int", WEFT_I32, 32, 1, 0},   {"uint", WEFT_U32, 32, 0, 0},
     {"long", WEFT_I64, 64, 1, 0},   {"ulong", WEFT_U64, 64, 0, 0}, {"float", WEFT_F32, 32, 1, 1},
@@ -41,6 +37,7 @@ static const type types[] = {
 
 /* The type of a SHAPE letter for a row of type t (builtins.def). */
 static unsigned kind_type(char kind, unsigned t) {
+  if (isdigit((unsigned char)kind)) return (unsigned)(kind - '0'); /* a conversion's result */
   kind = (char)toupper((unsigned char)kind); /* a lowercase letter: the same type, a scalar */
   unsigned same_width = t == T_FLOAT ? T_INT : t == T_DOUBLE ? T_INT + 2 : t;
   switch (kind) {
@@ -106,11 +103,20 @@ static void store(text *src, const char *v, const char *buf, unsigned w) {
   else put(src, " %s[i] = %s;", buf, v);
 }
 
+/* The builtin's name at width w: a conversion's has the width after its type's name
+ * (convert_int4_sat). */
+static void call_name(char *out, const row *r, const shape *s, unsigned t, unsigned w) {
+  const char *to = types[kind_type(s->result, t)].name;
+  if (!(r->flags & CONVERSION) || w == 1) strcpy(out, r->name);
+  else sprintf(out, "convert_%s%u%s", to, w, r->name + strlen("convert_") + strlen(to));
+}
+
 /* One case of the kernel's switch: the builtin at width w, its arguments loaded with vloadN
  * (a[i] for scalars), its result and stored value written back the same way. */
 static void emit_width(text *src, const row *r, const shape *s, unsigned t, unsigned w) {
-  char call[256], ot[24];
-  int n = snprintf(call, sizeof call, "%s(", r->name);
+  char call[256], ot[24], name[40];
+  call_name(name, r, s, t, w);
+  int n = snprintf(call, sizeof call, "%s(", name);
   for (unsigned k = 0; k < s->nargs; k++)
     n += w > 1 && !islower((unsigned char)s->args[k])
              ? snprintf(call + n, sizeof call - (size_t)n, "%svload%u(i, a%u)", k ? ", " : "", w, k)
@@ -118,7 +124,7 @@ static void emit_width(text *src, const row *r, const shape *s, unsigned t, unsi
   snprintf(call + n, sizeof call - (size_t)n, "%s)", s->out ? ", &t" : "");
   put(src, "  case %u: {", w);
   if (s->out) vec_name(ot, kind_type(s->out, t), w), put(src, " %s t;", ot);
-  store(src, call, "r", w);
+  store(src, call, "r", islower((unsigned char)s->result) ? 1 : w);
   if (s->out) store(src, "t", "o", w);
   put(src, " } break;\n");
 }
@@ -162,8 +168,9 @@ static __int128 wrap(__int128 v, unsigned t) {
   return (__int128)low;
 }
 
-/* The edge values of type t (floats in f, integers in i); their number. */
-static unsigned edges(unsigned t, val *out) {
+/* The edge values of type t (floats in f, integers in i); their number. conv: a conversion's,
+ * with more ties and the integer types' bounds and halves next to them. */
+static unsigned edges(unsigned t, int conv, val *out) {
   static const long double reals[] = {NAN,  INFINITY, -INFINITY, 0,     -0.0L,     1,       -1,
                                       0.5,  -0.5,     2,         -2,    1.5,       -2.5,    3,
                                       0.25, 100,      -100,      1e10L, -0x1p-70L, 16777217};
@@ -175,6 +182,12 @@ static unsigned edges(unsigned t, val *out) {
     const long double own[] = {tiny, -tiny, least, -least, most, -most, -most / 3};
     for (unsigned k = 0; k < sizeof reals / sizeof *reals; k++) out[n++].f = to_type(reals[k], t);
     for (unsigned k = 0; k < sizeof own / sizeof *own; k++) out[n++].f = to_type(own[k], t);
+    for (int bits = 8; conv && bits <= 64; bits *= 2) {
+      long double m = ldexpl(1, bits - 1), u = 2 * m;
+      const long double near[] = {m - 0.5L, m, -m - 0.5L, -m - 1, u - 0.5L, u};
+      for (unsigned k = 0; k < sizeof near / sizeof *near; k++) out[n++].f = to_type(near[k], t);
+    }
+    if (conv) out[n++].f = 2.5, out[n++].f = -1.5;
     return n;
   }
   int bits = types[t].bits;
@@ -270,10 +283,10 @@ typedef struct test_case {
 /* Element e's arguments: the e-th combination of edge values (of the first 9 of each for three
  * arguments), past them random values. */
 static void make_inputs(test_case *c, uint64_t seed) {
-  static val edge[MAX_ARGS][32];
+  static val edge[MAX_ARGS][64];
   unsigned ne[MAX_ARGS], combos = 1;
   for (unsigned k = 0; k < c->s.nargs; k++) {
-    ne[k] = edges(c->at[k], edge[k]);
+    ne[k] = edges(c->at[k], (c->r->flags & CONVERSION) != 0, edge[k]);
     if (c->s.nargs == 3 && ne[k] > 9) ne[k] = 9;
     combos *= ne[k];
   }
@@ -290,7 +303,13 @@ static void fix_domain(test_case *c) {
     long double x[MAX_ARGS] = {0};
     __int128 i[MAX_ARGS] = {0};
     for (unsigned k = 0; k < c->s.nargs; k++) x[k] = c->in[k][e].f, i[k] = c->in[k][e].i;
-    if (types[c->t].real) fix_real(c->r->flags, c->t, x);
+    if ((c->r->flags & D_SIGNS) && e >= N / 2 && (e / 16) % 4 < 2) /* whole vectors' signs */
+      i[0] = wrap((e / 16) % 4 ? i[0] & ~((__int128)1 << (types[c->t].bits - 1))
+                               : i[0] | ((__int128)1 << (types[c->t].bits - 1)),
+                  c->t);
+    if ((c->r->flags & CONVERSION) && types[c->t].real)
+      x[0] = convert_domain(x[0], kind_type(c->s.result, c->t), c->r->flags);
+    else if (types[c->t].real) fix_real(c->r->flags, c->t, x);
     else fix_int(c->r->flags, c->t, i);
     for (unsigned k = 0; k < c->s.nargs; k++) c->in[k][e].f = x[k], c->in[k][e].i = i[k];
   }
@@ -300,6 +319,20 @@ static void fix_domain(test_case *c) {
  * e / w's, the same for every element of its vector. */
 static val arg_at(const test_case *c, unsigned k, unsigned e, unsigned w) {
   return c->in[k][islower((unsigned char)c->s.args[k]) ? e / w : e];
+}
+
+/* A scalar result at every width (any, all): one per work-item, its reference folded over the
+ * elements of its vector. */
+static int per_item(const shape *s) { return islower((unsigned char)s->result); }
+
+/* The reference of work-item j of an INT row with a scalar result: the row's function called for
+ * each element of its vector in turn, with the result so far in b and c 1 for the first. */
+static __int128 fold(const test_case *c, unsigned j, unsigned w) {
+  __int128 acc = 0;
+  for (unsigned k = 0; k < w; k++)
+    acc = c->r->integer(c->in[0][j * w + k].i, acc, k == 0, types[c->t].bits, types[c->t].sgn,
+                        (int)w);
+  return acc;
 }
 
 static int has_scalar(const shape *s) {
@@ -312,18 +345,19 @@ static int has_scalar(const shape *s) {
  * one), an INT row's exact and wrapped to the result's type. */
 static void make_references(test_case *c, unsigned w) {
   unsigned rt = kind_type(c->s.result, c->t);
-  for (unsigned e = 0; e < N; e++) {
+  for (unsigned j = 0; per_item(&c->s) && j < N / w; j++) c->want[j].i = wrap(fold(c, j, w), rt);
+  for (unsigned e = 0; e < N && !per_item(&c->s); e++) {
     val a[MAX_ARGS] = {{0, 0}};
     for (unsigned k = 0; k < c->s.nargs; k++) a[k] = arg_at(c, k, e, w);
     if (c->r->math) {
       long double x[MAX_ARGS] = {0}, o = 0;
       for (unsigned k = 0; k < c->s.nargs; k++)
         x[k] = types[c->at[k]].real ? a[k].f : (long double)a[k].i;
-      c->want[e].f = c->r->math(x, &o, c->t == T_DOUBLE);
+      c->want[e].f = c->r->math(x, &o, c->t == T_DOUBLE, (int)w);
       c->want_out[e].f = o;
       continue;
     }
-    __int128 v = c->r->integer(a[0].i, a[1].i, a[2].i, types[c->t].bits, types[c->t].sgn);
+    __int128 v = c->r->integer(a[0].i, a[1].i, a[2].i, types[c->t].bits, types[c->t].sgn, (int)w);
     c->want[e].i = wrap(v, rt);
   }
 }
@@ -398,8 +432,11 @@ static void print_failure(const test_case *c, const config *cf, unsigned w, unsi
                           const char *what, val got, val want, unsigned vt, double ulps) {
   char tn[24];
   vec_name(tn, c->t, w);
-  printf("FAIL %s %s%s [%s] element %u: ", c->r->name, tn, what, cf->name, e);
-  for (unsigned k = 0; k < c->s.nargs; k++)
+  printf("FAIL %s %s%s [%s] %s %u: ", c->r->name, tn, what, cf->name,
+         per_item(&c->s) ? "work-item" : "element", e);
+  for (unsigned k = 0; per_item(&c->s) && k < w; k++)
+    printf("%s", k ? ", " : "x = "), print_val(c->in[0][e * w + k], c->at[0]);
+  for (unsigned k = 0; k < c->s.nargs && !per_item(&c->s); k++)
     printf("%s", k ? ", " : "x = "), print_val(arg_at(c, k, e, w), c->at[k]);
   printf("; got "), print_val(got, vt), printf(", want "), print_val(want, vt);
   if (types[vt].real) printf(" (%.3g ulp, bound %g)", ulps, c->r->ulp[c->t == T_DOUBLE]);
@@ -415,7 +452,7 @@ static int element_ok(const test_case *c, int out, unsigned vt, unsigned w, unsi
   if (!types[vt].real) return int_of_real_ok(c->r, w, want.f, got.i);
   long double scale = 0;
   for (unsigned k = 0; k < c->s.nargs; k++) scale = fmaxl(scale, fabsl(arg_at(c, k, e, w).f));
-  return real_ok(c->r, c->t == T_DOUBLE, want.f, got.f, scale, ulps);
+  return real_ok(c->r, vt == T_DOUBLE, want.f, got.f, scale, ulps);
 }
 
 /* Compares a buffer with the references; prints failures while *shown, the case's printed so
@@ -423,13 +460,14 @@ static int element_ok(const test_case *c, int out, unsigned vt, unsigned w, unsi
 static unsigned compare(const test_case *c, const config *cf, unsigned w, int out, const void *buf,
                         unsigned *shown) {
   unsigned vt = kind_type(out ? c->s.out : c->s.result, c->t), failed = 0;
-  for (unsigned e = 0; e < N; e++) {
+  for (unsigned e = 0; e < (per_item(&c->s) ? N / w : N); e++) {
     val got = load_val(buf, vt, e);
     double ulps;
     if (element_ok(c, out, vt, w, e, got, &ulps)) continue;
     failed++;
     val want = out ? c->want_out[e] : c->want[e];
     if ((c->r->flags & TRUTH) && w > 1) want.f = -want.f; /* as int_of_real_ok says */
+    if (c->r->math && !types[vt].real) want.i = isnan(want.f) ? 0 : (__int128)want.f;
     if ((*shown)++ < shown_max)
       print_failure(c, cf, w, e, out ? " (stored value)" : "", got, want, vt, ulps);
   }
@@ -466,7 +504,8 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
     weft_ndrange range = {1, {items, 1, 1}, {gcd(items, 64), 1, 1}};
     for (unsigned i = c->s.nargs; i < n; i++) memset(bufs[i], 0xa5, bytes[i]); /* not a result */
     weft_status st = weft_kernel_launch(k, &range, n + 1, args, NULL);
-    if (has_scalar(&c->s) || wi == 0) make_references(c, widths[wi]);
+    if (has_scalar(&c->s) || per_item(&c->s) || (c->r->flags & WIDTH) || wi == 0)
+      make_references(c, widths[wi]);
     if (st) {
       printf("FAIL %s width %d [%s]: %s\n", name, w, cf->name, weft_status_name(st));
       at_width[wi] = N, failed += N;
@@ -489,21 +528,20 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
 
 /* ---- the cases, the options, the configurations ---- */
 
-/* Whether "name" or "name/type" is in the comma-separated list. */
+/* Whether "name" or "name/type" matches a pattern of the comma-separated list (fnmatch's: a
+ * star stands for any part of the name or type). */
 static int listed(const char *list, const row *r, unsigned t) {
-  char full[64];
+  char full[64], pattern[64];
   snprintf(full, sizeof full, "%s/%s", r->name, types[t].name);
   for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-    size_t n = strcspn(p, ",");
-    if ((n == strlen(r->name) && !strncmp(p, r->name, n)) ||
-        (n == strlen(full) && !strncmp(p, full, n)))
-      return 1;
+    snprintf(pattern, sizeof pattern, "%.*s", (int)strcspn(p, ","), p);
+    if (!fnmatch(pattern, r->name, 0) || !fnmatch(pattern, full, 0)) return 1;
   }
   return 0;
 }
 
 static int row_has_type(const row *r, unsigned t) {
-  return r->math ? t == T_FLOAT || t == T_DOUBLE : t < T_FLOAT && (r->types >> t & 1);
+  return r->types ? r->types >> t & 1 : t == T_FLOAT || t == T_DOUBLE;
 }
 
 /* A seed of its own per case, so that a subset sees the values the whole table does. */

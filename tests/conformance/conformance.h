@@ -4,7 +4,19 @@
 
 #include <stdint.h>
 
-/* The integer types of a row, as a mask (in the order of conformance.c's types[]). */
+#include "weft.h"
+
+/* The types of the table, in the order of TY_* (conformance.c). */
+typedef struct type {
+  const char *name;
+  weft_type wt;
+  int bits, sgn, real;
+} type;
+
+extern const type types[];
+enum { T_INT = 4, T_FLOAT = 8, T_DOUBLE = 9 };
+
+/* The types of a row, as a mask (in the order of types[]). */
 enum {
   TY_CHAR = 1 << 0,
   TY_UCHAR = 1 << 1,
@@ -15,6 +27,9 @@ enum {
   TY_LONG = 1 << 6,
   TY_ULONG = 1 << 7,
   ALL_INT = 0xff,
+  TY_FLOAT = 1 << 8,
+  TY_DOUBLE = 1 << 9,
+  ALL_TYPES = 0x3ff,
 };
 
 /* A row's flags (builtins.def says what each means). */
@@ -27,17 +42,25 @@ enum {
   D_SMOOTH = 1 << 5,
   D_24 = 1 << 6,
   TRUTH = 1 << 7,
+  SAT = 1 << 8, /* a conversion's _sat, and its rounding mode (exactly one of the four) */
+  RTE = 1 << 9,
+  RTZ = 1 << 10,
+  RTP = 1 << 11,
+  RTN = 1 << 12,
+  CONVERSION = RTE | RTZ | RTP | RTN,
+  WIDTH = 1 << 13,
+  D_SIGNS = 1 << 14,
 };
 
 #define CR 0.5 /* correctly rounded */
 
-typedef long double math_ref(const long double *x, long double *o, int dbl);
-typedef __int128 int_ref(__int128 a, __int128 b, __int128 c, int bits, int sgn);
+typedef long double math_ref(const long double *x, long double *o, int dbl, int w);
+typedef __int128 int_ref(__int128 a, __int128 b, __int128 c, int bits, int sgn, int w);
 
 typedef struct row {
   const char *name, *shape;
   double ulp[2]; /* float, double; unused for integer rows */
-  unsigned types; /* integer rows: TY_*; 0 for a MATH row */
+  unsigned types; /* TY_*; 0 for a MATH row (float and double) */
   unsigned flags;
   math_ref *math;
   int_ref *integer;
@@ -45,5 +68,8 @@ typedef struct row {
 
 extern const row rows[];
 extern const unsigned n_rows;
+
+long double convert_l(long double x, unsigned to, unsigned flags);
+long double convert_domain(long double x, unsigned to, unsigned flags);
 
 #endif

@@ -158,32 +158,101 @@ static __int128 rotate_i(__int128 a, __int128 b, int bits) {
   return n ? (__int128)(((v << n) | (v >> (bits - n))) & mask) : (__int128)v;
 }
 
+/* select's choice (6.12.6): a vector's selector element c picks b where its most significant
+ * bit is set, a scalar's where it is not zero. c is the value of a signed or unsigned integer
+ * of `bits` bits. */
+static int selects(long double c, int bits, int w) {
+  return w > 1 ? c < 0 || c >= ldexpl(1, bits - 1) : c != 0;
+}
+
+/* ---- conversions (6.2.3) ---- */
+
+/* x rounded to an integer by the row's mode. */
+static long double round_mode(long double x, unsigned flags) {
+  return flags & RTZ ? truncl(x) : flags & RTP ? ceill(x) : flags & RTN ? floorl(x) : rintl(x);
+}
+
+/* v rounded to float or double by the row's mode: to nearest even, then a step of one ulp where
+ * that lies on the wrong side of v (which takes an overflow to infinity back to the largest
+ * finite value where the mode rounds toward zero). */
+static long double round_to(long double v, int dbl, unsigned flags) {
+  long double r = to_type(v, dbl);
+  int down = flags & RTN ? 1 : flags & RTP ? 0 : flags & RTZ ? v > 0 : -1;
+  if (isnan(v) || down < 0 || (down ? r <= v : r >= v)) return r;
+  long double toward = down ? -INFINITY : INFINITY;
+  return dbl ? nextafter((double)r, (double)toward) : nextafterf((float)r, (float)toward);
+}
+
+/* The least and greatest values of integer type t. */
+static void int_range(unsigned t, long double *lo, long double *hi) {
+  int bits = types[t].bits - types[t].sgn;
+  *hi = ldexpl(1, bits) - 1, *lo = types[t].sgn ? -*hi - 1 : 0;
+}
+
+/* convert_<to><flags>(x), x exact: to a float rounded by the mode; to an integer rounded by the
+ * mode, then with _sat NaN 0 and clamped to the range, without it wrapped (an integer x, two's
+ * complement as 6.1.1 has it; convert_domain keeps a float x in range). */
+long double convert_l(long double x, unsigned to, unsigned flags) {
+  if (types[to].real) return round_to(x, to == T_DOUBLE, flags);
+  long double lo, hi, r = isnan(x) ? 0 : round_mode(x, flags);
+  int_range(to, &lo, &hi);
+  if (flags & SAT) return r < lo ? lo : r > hi ? hi : r;
+  r = fmodl(r, hi - lo + 1);
+  return r < lo ? r + (hi - lo + 1) : r > hi ? r - (hi - lo + 1) : r;
+}
+
+/* A float x moved to where convert_<to><flags>(x) is defined: a float out of an integer type's
+ * range (after rounding), NaN or infinite, is undefined there without _sat (6.2.3.3). It keeps
+ * its low bits (fmodl: exact, and a value of x's type), then loses its fraction if rounding
+ * still takes it out. */
+long double convert_domain(long double x, unsigned to, unsigned flags) {
+  if (types[to].real || (flags & SAT)) return x;
+  long double lo, hi, r;
+  int_range(to, &lo, &hi);
+  x = isnan(x) ? 0.75L : isinf(x) ? copysignl(2.5L, x) : x;
+  if (r = round_mode(x, flags), r >= lo && r <= hi) return x;
+  x = fmodl(lo < 0 ? x : fabsl(x), hi + 1);
+  return r = round_mode(x, flags), r >= lo && r <= hi ? x : truncl(x);
+}
+
 /* ---- the table's expressions as functions, and the table ---- */
 
-/* A row's functions are named by its line: a builtin may have several rows. */
+/* A row's functions are named by its line (a builtin may have several rows), a conversion's by
+ * its name. */
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
-#define MATH(name, shape, fu, du, flags, expr)                                            \
-  static long double CAT(ref_, __LINE__)(const long double *x, long double *o, int dbl) { \
-    (void)x, (void)o, (void)dbl;                                                          \
-    return expr;                                                                          \
+#define MATH(name, shape, fu, du, flags, expr)                                                   \
+  static long double CAT(ref_, __LINE__)(const long double *x, long double *o, int dbl, int w) { \
+    (void)x, (void)o, (void)dbl, (void)w;                                                        \
+    return expr;                                                                                 \
   }
-#define INT(name, shape, types, flags, expr)                                                    \
-  static __int128 CAT(iref_, __LINE__)(__int128 a, __int128 b, __int128 c, int bits, int sgn) { \
-    (void)a, (void)b, (void)c, (void)bits, (void)sgn;                                           \
-    return expr;                                                                                \
+#define INT(name, shape, types, flags, expr)                                                  \
+  static __int128 CAT(iref_, __LINE__)(__int128 a, __int128 b, __int128 c, int bits, int sgn, \
+                                       int w) {                                               \
+    (void)a, (void)b, (void)c, (void)bits, (void)sgn, (void)w;                                \
+    return expr;                                                                              \
+  }
+#define CONVERT(dst, to, suffix, flags)                                                          \
+  static long double CAT(conv_, CAT(dst, suffix))(const long double *x, long double *o, int dbl, \
+                                                  int w) {                                       \
+    (void)o, (void)dbl, (void)w;                                                                 \
+    return convert_l(x[0], to, flags);                                                           \
   }
 #include "builtins.def"
 #undef MATH
 #undef INT
+#undef CONVERT
 
 const row rows[] = {
 #define MATH(name, shape, fu, du, flags, expr) \
   {#name, shape, {fu, du}, 0, flags, CAT(ref_, __LINE__), 0},
 #define INT(name, shape, types, flags, expr) \
   {#name, shape, {0, 0}, types, flags, 0, CAT(iref_, __LINE__)},
+#define CONVERT(dst, to, suffix, flags) \
+  {"convert_" #dst #suffix, #to ":T", {0, 0}, ALL_TYPES, flags, CAT(conv_, CAT(dst, suffix)), 0},
 #include "builtins.def"
 #undef MATH
 #undef INT
+#undef CONVERT
 };
 const unsigned n_rows = sizeof rows / sizeof *rows;
