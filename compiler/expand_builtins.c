@@ -434,14 +434,16 @@ static LLVMValueRef next_after(const expander *x) {
 }
 
 /* nan(code): a quiet NaN, code in the low bits of its significand (OpenCL 1.2, 6.12.2: "may
- * be placed"); code is a uint for a float, a ulong for a double. */
+ * be placed"); code is a ushort for a half, a uint for a float, a ulong for a double. */
 static LLVMValueRef nan_of(const expander *x) {
-  LLVMTypeRef t = LLVMTypeOf(x->call), it = ir_int_shaped(t, ir_scalar_bits(t));
-  int f32 = LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind;
-  LLVMValueRef code = LLVMBuildAnd(x->b, arg(x, 0),
-                                   ir_const_int(it, f32 ? 0x3fffff : 0x7ffffffffffffull), "");
-  LLVMValueRef quiet = ir_const_int(it, f32 ? 0x7fc00000 : 0x7ff8000000000000ull);
-  return LLVMBuildBitCast(x->b, LLVMBuildOr(x->b, code, quiet, ""), t, "");
+  unsigned bits = ir_scalar_bits(LLVMTypeOf(x->call)), frac = bits == 16   ? 10
+                                                              : bits == 32 ? 23
+                                                                           : 52;
+  LLVMTypeRef t = LLVMTypeOf(x->call), it = ir_int_shaped(t, bits);
+  unsigned long long quiet = 1ull << (frac - 1), exponent = ((1ull << (bits - 1)) - 1) >> frac;
+  LLVMValueRef code = LLVMBuildAnd(x->b, arg(x, 0), ir_const_int(it, quiet - 1), "");
+  LLVMValueRef nan = ir_const_int(it, exponent << frac | quiet);
+  return LLVMBuildBitCast(x->b, LLVMBuildOr(x->b, code, nan, ""), t, "");
 }
 
 /* name is `prefix` and a vector width: vload4, vstore16, ... */
