@@ -101,50 +101,54 @@ LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane) {
 
 /* ---- math ---- */
 
+/* in_double: the float form of the first name (not the native_ and half_ ones) is computed in
+ * double and rounded once: OpenCL's bound (1.2, 7.4: 3 ulp, log1p and cbrt 2) is below the 4
+ * ulp of glibc's vector float variants (its logf is 3.75 ulp off at 0.88357294, exp10f 3.2 at
+ * -1), and its double variants are within a few ulps of a double. */
 typedef struct math_entry {
   const char *names; /* space-separated OpenCL names */
   const char *target; /* llvm intrinsic ("llvm.sqrt") or libmvec base name ("exp") */
-  int nargs;
+  int nargs, in_double;
 } math_entry;
 
 static const math_entry math_table[] = {
-    {" sqrt native_sqrt half_sqrt ", "llvm.sqrt", 1},
-    {" fabs ", "llvm.fabs", 1},
-    {" floor ", "llvm.floor", 1},
-    {" ceil ", "llvm.ceil", 1},
-    {" trunc ", "llvm.trunc", 1},
-    {" rint ", "llvm.rint", 1},
-    {" round ", "llvm.round", 1},
-    {" fmin min ", "llvm.minnum", 2},
-    {" fmax max ", "llvm.maxnum", 2},
-    {" copysign ", "llvm.copysign", 2},
-    {" fma ", "llvm.fma", 3},
-    {" exp native_exp half_exp ", "exp", 1},
-    {" exp2 native_exp2 half_exp2 ", "exp2", 1},
-    {" exp10 native_exp10 half_exp10 ", "exp10", 1},
-    {" log native_log half_log ", "log", 1},
-    {" log2 native_log2 half_log2 ", "log2", 1},
-    {" log10 native_log10 half_log10 ", "log10", 1},
-    {" sin native_sin half_sin ", "sin", 1},
-    {" cos native_cos half_cos ", "cos", 1},
-    {" tan native_tan half_tan ", "tan", 1},
-    {" asin ", "asin", 1},
-    {" acos ", "acos", 1},
-    {" atan ", "atan", 1},
-    {" sinh ", "sinh", 1},
-    {" cosh ", "cosh", 1},
-    {" tanh ", "tanh", 1},
-    {" cbrt ", "cbrt", 1},
-    {" asinh ", "asinh", 1},
-    {" acosh ", "acosh", 1},
-    {" atanh ", "atanh", 1},
-    {" erf ", "erf", 1},
-    {" erfc ", "erfc", 1},
-    {" expm1 ", "expm1", 1},
-    {" log1p ", "log1p", 1},
-    {" pow native_powr half_powr ", "pow", 2},
-    {" atan2 ", "atan2", 2},
-    {" hypot ", "hypot", 2},
+    {" sqrt native_sqrt half_sqrt ", "llvm.sqrt", 1, 0},
+    {" fabs ", "llvm.fabs", 1, 0},
+    {" floor ", "llvm.floor", 1, 0},
+    {" ceil ", "llvm.ceil", 1, 0},
+    {" trunc ", "llvm.trunc", 1, 0},
+    {" rint ", "llvm.rint", 1, 0},
+    {" round ", "llvm.round", 1, 0},
+    {" fmin min ", "llvm.minnum", 2, 0},
+    {" fmax max ", "llvm.maxnum", 2, 0},
+    {" copysign ", "llvm.copysign", 2, 0},
+    {" fma ", "llvm.fma", 3, 0},
+    {" exp native_exp half_exp ", "exp", 1, 1},
+    {" exp2 native_exp2 half_exp2 ", "exp2", 1, 1},
+    {" exp10 native_exp10 half_exp10 ", "exp10", 1, 1},
+    {" log native_log half_log ", "log", 1, 1},
+    {" log2 native_log2 half_log2 ", "log2", 1, 1},
+    {" log10 native_log10 half_log10 ", "log10", 1, 1},
+    {" sin native_sin half_sin ", "sin", 1, 0},
+    {" cos native_cos half_cos ", "cos", 1, 0},
+    {" tan native_tan half_tan ", "tan", 1, 0},
+    {" asin ", "asin", 1, 0},
+    {" acos ", "acos", 1, 0},
+    {" atan ", "atan", 1, 0},
+    {" sinh ", "sinh", 1, 0},
+    {" cosh ", "cosh", 1, 0},
+    {" tanh ", "tanh", 1, 0},
+    {" cbrt ", "cbrt", 1, 1},
+    {" asinh ", "asinh", 1, 0},
+    {" acosh ", "acosh", 1, 0},
+    {" atanh ", "atanh", 1, 0},
+    {" erf ", "erf", 1, 0},
+    {" erfc ", "erfc", 1, 0},
+    {" expm1 ", "expm1", 1, 1},
+    {" log1p ", "log1p", 1, 1},
+    {" pow native_powr half_powr ", "pow", 2, 0},
+    {" atan2 ", "atan2", 2, 0},
+    {" hypot ", "hypot", 2, 0},
 };
 
 static const math_entry *math_find(const char *name) {
@@ -197,17 +201,6 @@ static LLVMValueRef libmvec(lower *L, const char *base, LLVMValueRef *a, int nar
     result = place(L, result, r, first);
   }
   return result;
-}
-
-/* The OpenCL bounds of these are below the 4 ulp of glibc's vector float variants (OpenCL 1.2,
- * 7.4: 3 ulp, log1p and cbrt 2; its logf is 3.75 ulp off at 0.88357294, exp10f 3.2 at -1): a
- * float is computed in double, whose variants are within a few ulps of a double, and rounded
- * once. */
-static int float_in_double(const char *name, LLVMTypeRef t) {
-  static const char *const names = " exp exp2 exp10 expm1 log log2 log10 log1p cbrt ";
-  char key[40];
-  snprintf(key, sizeof key, " %s ", name);
-  return LLVMGetTypeKind(ir_scalar_of(t)) == LLVMFloatTypeKind && strstr(names, key);
 }
 
 static LLVMValueRef libmvec_in_double(lower *L, const char *base, LLVMValueRef *a, int nargs) {
@@ -490,7 +483,8 @@ static LLVMValueRef math(lower *L, LLVMValueRef call, const builtin *bi, int uni
   if (!m) return math_special(L, bi->name, a, call);
   if (!strncmp(m->target, "llvm.", 5))
     return lw_intrinsic(L, m->target, (LLVMTypeRef[]){LLVMTypeOf(a[0])}, 1, a, (unsigned)m->nargs);
-  if (!strcmp(bi->name, m->target) && float_in_double(m->target, LLVMTypeOf(a[0])))
+  if (m->in_double && !strcmp(bi->name, m->target) &&
+      LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(a[0]))) == LLVMFloatTypeKind)
     return libmvec_in_double(L, m->target, a, m->nargs); /* not native_ and half_ */
   return libmvec(L, m->target, a, m->nargs);
 }
