@@ -245,20 +245,34 @@ static LLVMValueRef has_bit(lower *L, LLVMValueRef v, unsigned bit) {
   return LLVMBuildICmp(L->b, LLVMIntNE, x, lw_const_i32(L, 0), "");
 }
 
+/* What a branch that may go on without the policy's step reads of it: which policies' rules
+ * apply (ctx->regions), the running split's guard, and the lowest PC of another split (mp's
+ * ctx->ahead). */
+typedef struct split_view {
+  LLVMValueRef regions, guard, ahead; /* i32 */
+} split_view;
+
+static split_view view_split(lower *L) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  return (split_view){lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32),
+                      LLVMBuildLoad2(L->b, i32, L->guard_var, ""),
+                      lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32)};
+}
+
+/* i1: x (a view's guard or ahead) compares with block pc as pred says. */
+static LLVMValueRef compare_pc(lower *L, LLVMIntPredicate pred, LLVMValueRef x, int pc) {
+  return LLVMBuildICmp(L->b, pred, x, lw_const_i32(L, (uint64_t)pc), "");
+}
+
 void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   int r = L->cfg->blocks[b].ipdom;
   LLVMBasicBlockRef masked = new_block(L, "region"), reconverge = new_block(L, "reconverge"),
                     arrival = new_block(L, "region.arrival");
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
-  LLVMValueRef regions = LLVMBuildAnd(L->b,
-                                      lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32),
-                                      lw_const_i32(L, L->region_masked[b]), "");
-  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
-  LLVMValueRef clear = /* under pc: no lane of another split waits before R */
-      LLVMBuildICmp(L->b, LLVMIntUGE, guard, lw_const_i32(L, (uint64_t)r), "");
-  LLVMValueRef ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
-  LLVMValueRef alone = /* under mp: every other split waits above R */
-      LLVMBuildICmp(L->b, LLVMIntUGT, ahead, lw_const_i32(L, (uint64_t)r), "");
+  split_view v = view_split(L);
+  LLVMValueRef regions = LLVMBuildAnd(L->b, v.regions, lw_const_i32(L, L->region_masked[b]), "");
+  /* pc: no lane of another split waits before R; mp: every other split waits above R */
+  LLVMValueRef clear = compare_pc(L, LLVMIntUGE, v.guard, r);
+  LLVMValueRef alone = compare_pc(L, LLVMIntUGT, v.ahead, r);
   LLVMValueRef ok = LLVMBuildOr(
       L->b, has_bit(L, regions, WEFT_REGIONS_STACK),
       LLVMBuildOr(L->b, LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_PC_ORDER), clear, ""),
@@ -267,7 +281,7 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   LLVMBuildCondBr(L->b, ok, masked, runtime);
   LLVMPositionBuilderAtEnd(L->b, masked);
   L->chain_splits = 0, L->chain_entries = lw_const_i32(L, 0);
-  LLVMValueRef replaced = LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), "");
+  LLVMValueRef replaced = compare_pc(L, LLVMIntEQ, v.guard, r);
   run_sides(L, b, e, replaced);
   LLVMBuildCondBr(L->b, replaced, arrival, reconverge);
   LLVMPositionBuilderAtEnd(L->b, reconverge);
@@ -294,21 +308,15 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
 typedef enum leave_kind { LEAVE_STACK, LEAVE_MP, LEAVE_PC, LEAVE_KINDS } leave_kind;
 
 /* i1: the policy's leave applies (see above). */
-static LLVMValueRef leave_applies(lower *L, leave_kind k, int r, int to) {
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
-  LLVMValueRef regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32);
-  LLVMValueRef guard = LLVMBuildLoad2(L->b, i32, L->guard_var, "");
+static LLVMValueRef leave_applies(lower *L, const split_view *v, leave_kind k, int r, int to) {
   if (k == LEAVE_PC)
-    return LLVMBuildAnd(L->b, has_bit(L, regions, WEFT_REGIONS_PC_ORDER),
-                        LLVMBuildICmp(L->b, LLVMIntUGT, guard, lw_const_i32(L, (uint64_t)to), ""),
-                        "");
+    return LLVMBuildAnd(L->b, has_bit(L, v->regions, WEFT_REGIONS_PC_ORDER),
+                        compare_pc(L, LLVMIntUGT, v->guard, to), "");
   LLVMValueRef ok = LLVMBuildAnd(
-      L->b, has_bit(L, regions, k == LEAVE_STACK ? WEFT_REGIONS_STACK : WEFT_REGIONS_LOWEST_PC),
-      LLVMBuildICmp(L->b, LLVMIntEQ, guard, lw_const_i32(L, (uint64_t)r), ""), "");
+      L->b, has_bit(L, v->regions, k == LEAVE_STACK ? WEFT_REGIONS_STACK : WEFT_REGIONS_LOWEST_PC),
+      compare_pc(L, LLVMIntEQ, v->guard, r), "");
   if (k == LEAVE_STACK) return ok;
-  LLVMValueRef ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
-  return LLVMBuildAnd(
-      L->b, ok, LLVMBuildICmp(L->b, LLVMIntUGT, ahead, lw_const_i32(L, (uint64_t)to), ""), "");
+  return LLVMBuildAnd(L->b, ok, compare_pc(L, LLVMIntUGT, v->ahead, to), "");
 }
 
 /* mp's leave: what the policy hears of when the split returns (see above). */
@@ -330,10 +338,11 @@ void lw_region_leave(lower *L, int b, edge *e) {
       L->cfg->blocks[to].part != L->part)
     return;
   LLVMBasicBlockRef go = new_block(L, "leave.loop"), step = new_block(L, "");
+  split_view v = view_split(L);
   for (leave_kind k = 0; k < LEAVE_KINDS; k++) {
     if (k == LEAVE_PC && to > r) continue; /* pc runs the lower PC first: the lanes leaving */
     LLVMBasicBlockRef leave = new_block(L, "leave"), next = new_block(L, "");
-    LLVMBuildCondBr(L->b, leave_applies(L, k, r, to), leave, next);
+    LLVMBuildCondBr(L->b, leave_applies(L, &v, k, r, to), leave, next);
     LLVMPositionBuilderAtEnd(L->b, leave);
     if (k == LEAVE_MP) {
       leave_mp(L, r, e[1 - stay].mask, e[stay].mask);
