@@ -142,6 +142,9 @@ LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, L
 LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
 /* The function `name` of m, declared with type ft when m has none. */
 LLVMValueRef ir_function(LLVMModuleRef m, const char *name, LLVMTypeRef ft);
+/* An alloca of t at the top of fn's entry block, where private memory belongs; b is left just
+ * after it. */
+LLVMValueRef ir_entry_alloca(LLVMBuilderRef b, LLVMValueRef fn, LLVMTypeRef t);
 /* Elements first .. first+n-1 of vector v, as a vector of n; those past v's end are poison. */
 LLVMValueRef ir_subvector(LLVMBuilderRef b, LLVMValueRef v, unsigned first, unsigned n);
 /* v as type t of the same ABI size: a bitcast, but that a 3-vector has the bits of the 4-vector

@@ -317,9 +317,7 @@ static LLVMValueRef bitselect_of(const expander *x) {
 static LLVMValueRef scratch_ints(const expander *x, unsigned n) {
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(x->call));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(x->c);
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-  LLVMPositionBuilder(b, entry, LLVMGetFirstInstruction(entry));
-  LLVMValueRef p = LLVMBuildAlloca(b, LLVMArrayType(LLVMInt32TypeInContext(x->c), n), "");
+  LLVMValueRef p = ir_entry_alloca(b, fn, LLVMArrayType(LLVMInt32TypeInContext(x->c), n));
   LLVMDisposeBuilder(b);
   return p;
 }

@@ -192,9 +192,7 @@ static void private_struct_params(LLVMModuleRef m) {
       LLVMTypeRef t = ir_byval_type(f, i);
       if (!t) continue;
       LLVMValueRef p = LLVMGetParam(f, i);
-      LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(f);
-      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
-      LLVMValueRef copy = LLVMBuildAlloca(b, t, "");
+      LLVMValueRef copy = ir_entry_alloca(b, f, t);
       unsigned align = LLVMABIAlignmentOfType(td, t);
       LLVMSetAlignment(copy, align);
       LLVMReplaceAllUsesWith(p, copy);

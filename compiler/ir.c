@@ -96,6 +96,12 @@ LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned param) {
   return a ? LLVMGetTypeAttributeValue(a) : NULL;
 }
 
+LLVMValueRef ir_entry_alloca(LLVMBuilderRef b, LLVMValueRef fn, LLVMTypeRef t) {
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMPositionBuilder(b, entry, LLVMGetFirstInstruction(entry));
+  return LLVMBuildAlloca(b, t, "");
+}
+
 LLVMValueRef ir_function(LLVMModuleRef m, const char *name, LLVMTypeRef ft) {
   LLVMValueRef f = LLVMGetNamedFunction(m, name);
   return f ? f : LLVMAddFunction(m, name, ft);
