@@ -241,6 +241,90 @@ static LLVMValueRef narrow_gather(lower *L, LLVMValueRef ps, LLVMValueRef m, LLV
   return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, w, shift, ""), vt, "");
 }
 
+/* A gather's addresses as one uniform base and 32-bit indices: x86 gathers 16 of those in one
+ * instruction, where 64-bit addresses take two and the arithmetic to make them (most of a hash
+ * probe's or a graph walk's time). An address base + ext(i32 x) × size qualifies, ext a sext or
+ * a zext (an `and` with 2^32 - 1 is one). */
+typedef struct base_index {
+  LLVMValueRef base, x; /* a scalar pointer; <G x i32> */
+  int zext;
+  size_t size; /* of an element */
+} base_index;
+
+/* Can the access in block `at` read v's operands? Only if v is in that block, where they are
+ * live: elsewhere a slot may hold another value by then (a value that can be computed again,
+ * the work-item ids, say, keeps its slot only where it is live). */
+static int operands_here(LLVMValueRef v, LLVMBasicBlockRef at) {
+  return !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) == at;
+}
+
+static int base_index_of(lower *L, LLVMValueRef access, LLVMValueRef addr, base_index *bi) {
+  if (!LLVMIsAGetElementPtrInst(addr) || LLVMGetNumOperands(addr) != 2) return 0;
+  LLVMValueRef base = LLVMGetOperand(addr, 0), o = LLVMGetOperand(addr, 1);
+  LLVMBasicBlockRef at = LLVMGetInstructionParent(access);
+  size_t size = LLVMABISizeOfType(L->td, LLVMGetGEPSourceElementType(addr));
+  if (divergence_of(L->dv, base).shape != UNIFORM || size > 8 || (size & (size - 1)) ||
+      !operands_here(addr, at) || !operands_here(o, at))
+    return 0;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
+  LLVMOpcode op = LLVMIsAInstruction(o) ? LLVMGetInstructionOpcode(o) : LLVMRet;
+  LLVMValueRef from = op == LLVMRet ? NULL : LLVMGetOperand(o, 0);
+  int ext = (op == LLVMZExt || op == LLVMSExt) && LLVMTypeOf(from) == i32;
+  int low32 = op == LLVMAnd && LLVMTypeOf(o) == i64 && LLVMIsAConstantInt(LLVMGetOperand(o, 1)) &&
+              LLVMConstIntGetZExtValue(LLVMGetOperand(o, 1)) == 0xffffffffu;
+  if (!ext && !low32 && LLVMTypeOf(o) != i32) return 0;
+  LLVMValueRef x = ext     ? lw_vector_of(L, from)
+                   : low32 ? LLVMBuildTrunc(L->b, lw_vector_of(L, from), lw_vtype(L, i32), "")
+                           : lw_vector_of(L, o);
+  *bi = (base_index){lw_scalar_of(L, base), x, op == LLVMZExt || low32, size};
+  return 1;
+}
+
+/* bi's addresses as (base + bias) + sext(x') × size, what x86's gathers take: for a sext,
+ * x' = x; for a zext, x' = x ^ 2^31 and the bias 2^31 × size make the same address. */
+static LLVMValueRef base_index_ptrs(lower *L, const base_index *bi) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(L->c), et = LLVMIntTypeInContext(L->c, 8 * bi->size);
+  LLVMValueRef base = bi->base, x = bi->x;
+  if (bi->zext) {
+    LLVMValueRef bias = lw_const_i64(L, (1ull << 31) * bi->size);
+    base = LLVMBuildGEP2(L->b, i8, base, &bias, 1, "");
+    x = LLVMBuildXor(L->b, x, lw_splat(L, lw_const_i32(L, 1u << 31)), "");
+  }
+  return LLVMBuildGEP2(L->b, et, base, &x, 1, "");
+}
+
+/* narrow_gather's words from bi's addresses: the element at size × x past the base is in word wi
+ * of base & ~3, at byte low, where size × x + (base & 3) = 4 × wi + low; computed so that
+ * nothing overflows 32 bits. */
+static LLVMValueRef narrow_gather_at(lower *L, const base_index *bi, LLVMValueRef m,
+                                     LLVMTypeRef vt) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(L->c), i32 = LLVMInt32TypeInContext(L->c),
+              i64 = LLVMInt64TypeInContext(L->c);
+  unsigned e = bi->size == 2; /* log2 of the size: 1 or 2 bytes */
+  LLVMValueRef b3 = LLVMBuildAnd(L->b, LLVMBuildPtrToInt(L->b, bi->base, i64, ""),
+                                 lw_const_i64(L, 3), "");
+  LLVMValueRef back = LLVMBuildNeg(L->b, b3, "");
+  LLVMValueRef word0 = LLVMBuildGEP2(L->b, i8, bi->base, &back, 1, "");
+  LLVMValueRef in_word = lw_splat(L, lw_const_i32(L, 3u >> e)), x = bi->x;
+  LLVMValueRef hi = bi->zext ? LLVMBuildLShr(L->b, x, lw_splat(L, lw_const_i32(L, 2 - e)), "")
+                             : LLVMBuildAShr(L->b, x, lw_splat(L, lw_const_i32(L, 2 - e)), "");
+  LLVMValueRef r = LLVMBuildAdd(
+      L->b,
+      LLVMBuildShl(L->b, LLVMBuildAnd(L->b, x, in_word, ""), lw_splat(L, lw_const_i32(L, e)), ""),
+      lw_splat(L, LLVMBuildTrunc(L->b, b3, i32, "")), "");
+  LLVMValueRef wi = LLVMBuildAdd(L->b, hi,
+                                 LLVMBuildLShr(L->b, r, lw_splat(L, lw_const_i32(L, 2)), ""), "");
+  LLVMValueRef at = LLVMBuildGEP2(L->b, i32, word0, &wi, 1, "");
+  LLVMTypeRef words = LLVMTypeOf(x);
+  LLVMValueRef w = lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){words, LLVMTypeOf(at)}, 2,
+                                (LLVMValueRef[]){at, lw_const_i32(L, 4), m, LLVMGetPoison(words)},
+                                4);
+  LLVMValueRef shift = LLVMBuildShl(L->b,
+                                    LLVMBuildAnd(L->b, r, lw_splat(L, lw_const_i32(L, 3)), ""),
+                                    lw_splat(L, lw_const_i32(L, 3)), "");
+  return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, w, shift, ""), vt, "");
+}
+
 static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode) {
   LLVMTypeRef t = LLVMTypeOf(ld), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
@@ -251,10 +335,17 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
                         (LLVMValueRef[]){p0, align, m, LLVMGetPoison(vt)}, 4);
   }
+  base_index bi;
+  int narrow = narrow_gather_fits(lw_elem_type(t), (unsigned)LLVMConstIntGetZExtValue(align));
+  if (k == 1 && base_index_of(L, ld, LLVMGetOperand(ld, 0), &bi)) {
+    if (narrow) return narrow_gather_at(L, &bi, m, vt);
+    LLVMValueRef ps = base_index_ptrs(L, &bi);
+    return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
+                        (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
+  }
   LLVMValueRef p = gather_address(L, LLVMGetOperand(ld, 0), mode);
   LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
-  if (narrow_gather_fits(lw_elem_type(t), (unsigned)LLVMConstIntGetZExtValue(align)))
-    return narrow_gather(L, ps, m, vt);
+  if (narrow) return narrow_gather(L, ps, m, vt);
   return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
 }
@@ -272,8 +363,12 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
                  (LLVMValueRef[]){v, p0, align, m}, 4);
     return NULL;
   }
-  LLVMValueRef p = gather_address(L, LLVMGetOperand(st, 1), mode);
-  LLVMValueRef ps = element_ptrs(L, p, k, LLVMABISizeOfType(L->td, lw_elem_type(t)));
+  base_index bi;
+  LLVMValueRef ps;
+  if (k == 1 && base_index_of(L, st, LLVMGetOperand(st, 1), &bi)) ps = base_index_ptrs(L, &bi);
+  else
+    ps = element_ptrs(L, gather_address(L, LLVMGetOperand(st, 1), mode), k,
+                      LLVMABISizeOfType(L->td, lw_elem_type(t)));
   lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
                (LLVMValueRef[]){v, ps, align, m}, 4);
   return NULL;

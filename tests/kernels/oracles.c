@@ -517,10 +517,14 @@ void oracle_struct_copies(kio *io) {
 
 void oracle_narrow_gather(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
-    int j = IN(int32_t, 0)[i];
-    int r = IN(int8_t, 1)[j] * 3 + IN(uint8_t, 2)[1023 - j];
-    if (j & 1) r += IN(int16_t, 3)[j] - IN(uint16_t, 4)[(j * 7) & 1023];
-    else r ^= IN(uint16_t, 4)[j] + IN(int16_t, 3)[1023 - j] * 16;
+    int j = IN(int32_t, 0)[i], off = VAL(int32_t, 6);
+    const int8_t *a = IN(int8_t, 1);
+    const uint8_t *b = IN(uint8_t, 2);
+    const int16_t *c = IN(int16_t, 3);
+    const uint16_t *d = IN(uint16_t, 4);
+    int r = a[j] * 3 + b[1023 - j] + a[j] * 5 + b[off + (j >> 1)];
+    if (j & 1) r += c[j] - d[(j * 7) & 1023] + d[off + (j >> 2)];
+    else r ^= d[j] + c[1023 - j] * 16 - c[1023 - j];
     OUT(int32_t, 5)[i] = r;
   }
 }
