@@ -42,7 +42,7 @@ enum {
   D_SMOOTH = 1 << 5,
   D_24 = 1 << 6,
   TRUTH = 1 << 7,
-  SAT = 1 << 8, /* a conversion's _sat, and its rounding mode (exactly one of the four) */
+  SAT = 1 << 8, /* a conversion's _sat, and its (or a half store's) rounding mode, one of four */
   RTE = 1 << 9,
   RTZ = 1 << 10,
   RTP = 1 << 11,
@@ -60,15 +60,8 @@ enum {
 };
 
 /* A row's vector widths, a bit per width (GEOM and HALF rows; the others have all six). */
-enum {
-  V1 = 1 << 1,
-  V2 = 1 << 2,
-  V3 = 1 << 3,
-  V4 = 1 << 4,
-  V8 = 1 << 8,
-  V16 = 1 << 16,
-  ALL_WIDTHS = V1 | V2 | V3 | V4 | V8 | V16,
-};
+enum { V1 = 1 << 1, V2 = 1 << 2, V3 = 1 << 3, V4 = 1 << 4, V8 = 1 << 8, V16 = 1 << 16 };
+enum { ALL_WIDTHS = V1 | V2 | V3 | V4 | V8 | V16 };
 
 #define CR 0.5 /* correctly rounded */
 
