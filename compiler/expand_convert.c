@@ -58,9 +58,32 @@ static int directed(ir_rounding mode) {
   return mode == ROUND_TO_ZERO || mode == ROUND_UP || mode == ROUND_DOWN;
 }
 
+/* A double rounded to float to odd: toward zero, its last bit then set where that was inexact
+ * (from the nearest: one unit toward zero where that rounded away). A float keeps 13 bits more
+ * than a half, so this float rounds to the half the double itself rounds to, by every mode (two
+ * bits more would do); LLVM's direct double-to-half conversion is a library call per element
+ * on x86, and 15 times the code for a double16. */
+static LLVMValueRef to_odd_float(LLVMBuilderRef b, LLVMValueRef x) {
+  LLVMTypeRef f = ir_shaped(LLVMTypeOf(x),
+                            LLVMFloatTypeInContext(LLVMGetTypeContext(LLVMTypeOf(x))));
+  LLVMValueRef r = LLVMBuildFPTrunc(b, x, f, ""), back = LLVMBuildFPExt(b, r, LLVMTypeOf(x), "");
+  LLVMValueRef zero = ir_const_real(LLVMTypeOf(x), 0);
+  LLVMValueRef up = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGT, back, x, ""),
+                                 LLVMBuildFCmp(b, LLVMRealOGT, x, zero, ""), "");
+  LLVMValueRef down = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOLT, back, x, ""),
+                                   LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), "");
+  LLVMTypeRef it = ir_int_shaped(f, 32);
+  LLVMValueRef bits = LLVMBuildBitCast(b, r, it, ""), away = LLVMBuildOr(b, up, down, "");
+  bits = LLVMBuildSub(b, bits, LLVMBuildZExt(b, away, it, ""), "");
+  LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, back, x, "");
+  bits = LLVMBuildOr(b, bits, LLVMBuildZExt(b, inexact, it, ""), "");
+  return LLVMBuildBitCast(b, bits, f, "");
+}
+
 static LLVMValueRef float_to_float(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef to,
                                    ir_rounding mode) {
   unsigned from_bits = ir_scalar_bits(LLVMTypeOf(x)), to_bits = ir_scalar_bits(to);
+  if (from_bits == 64 && to_bits == 16) x = to_odd_float(b, x), from_bits = 32;
   if (from_bits <= to_bits) return from_bits == to_bits ? x : LLVMBuildFPExt(b, x, to, "");
   LLVMValueRef r = LLVMBuildFPTrunc(b, x, to, "");
   if (!directed(mode)) return r;

@@ -231,51 +231,122 @@ static LLVMValueRef magnitude(lower *L, int max, LLVMValueRef x, LLVMValueRef y)
   return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, wins, ax, ay, ""), x, r, "");
 }
 
-/* ---- geometric functions: per-lane reductions over a vector's k elements ---- */
+/* ---- geometric functions: per-lane reductions over a vector's k elements ----
+ * length, distance and normalize are bounded relative to the exact result, so their sums of
+ * squares must neither overflow nor underflow where the result does not (the length of a float4
+ * of 1e30f is 2e30f, of one of 1e-30f 2e-30f). They compute in double, where a float's square
+ * is exact and in range, and scale a double vector by a power of two first: 2^-600 when an
+ * element is above 2^500, 2^600 when all are below 2^-500, so that the squares that count lie
+ * within [2^-948, 2^1000]; a length is scaled back. */
+
+typedef LLVMValueRef combine(LLVMBuilderRef, LLVMValueRef, LLVMValueRef, const char *);
+
+/* The k components of each lane of v combined in order by op (LLVMBuildFAdd, LLVMBuildOr). */
+static LLVMValueRef fold(lower *L, LLVMValueRef v, unsigned k, combine *op) {
+  if (k == 1) return v;
+  LLVMValueRef r = lw_component(L, v, k, 0);
+  for (unsigned c = 1; c < k; c++) r = op(L->b, r, lw_component(L, v, k, c), "");
+  return r;
+}
 
 static LLVMValueRef dot(lower *L, LLVMValueRef x, LLVMValueRef y, unsigned k) {
-  LLVMValueRef p = LLVMBuildFMul(L->b, x, y, "");
-  if (k == 1) return p;
-  LLVMValueRef sum = lw_component(L, p, k, 0);
-  for (unsigned c = 1; c < k; c++) sum = LLVMBuildFAdd(L->b, sum, lw_component(L, p, k, c), "");
-  return sum;
+  return fold(L, LLVMBuildFMul(L->b, x, y, ""), k, LLVMBuildFAdd);
 }
 
 static LLVMValueRef sqrt_of(lower *L, LLVMValueRef x) {
   return lw_intrinsic(L, "llvm.sqrt", (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
 }
 
-/* a.yzx * b.zxy - a.zxy * b.yzx, with w = 0 for 4-element vectors */
+/* x in double (a float widened), and a double back in the element type of `like` */
+static LLVMValueRef wide(lower *L, LLVMValueRef x) {
+  LLVMTypeRef d = LLVMDoubleTypeInContext(L->c);
+  if (ir_scalar_of(LLVMTypeOf(x)) == d) return x;
+  return LLVMBuildFPExt(L->b, x, ir_shaped(LLVMTypeOf(x), d), "");
+}
+
+static LLVMValueRef narrow(lower *L, LLVMValueRef x, LLVMValueRef like) {
+  LLVMTypeRef e = ir_scalar_of(LLVMTypeOf(like));
+  if (ir_scalar_of(LLVMTypeOf(x)) == e) return x;
+  return LLVMBuildFPTrunc(L->b, x, ir_shaped(LLVMTypeOf(x), e), "");
+}
+
+/* Per lane: if_big where `big`, else if_small where `small`, else 1. */
+static LLVMValueRef pick(lower *L, LLVMValueRef big, LLVMValueRef small, double if_big,
+                         double if_small) {
+  LLVMTypeRef t = ir_shaped(LLVMTypeOf(big), LLVMDoubleTypeInContext(L->c));
+  LLVMValueRef r = LLVMBuildSelect(L->b, small, ir_const_real(t, if_small), ir_const_real(t, 1),
+                                   "");
+  return LLVMBuildSelect(L->b, big, ir_const_real(t, if_big), r, "");
+}
+
+/* A double vector x scaled so that its squares are in range (above); *unscale, per lane, takes
+ * its length back. */
+static LLVMValueRef in_range(lower *L, LLVMValueRef x, unsigned k, LLVMValueRef *unscale) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1);
+  LLVMValueRef big = fold(L, LLVMBuildFCmp(L->b, LLVMRealOGT, ax, fconst(x, 0x1p500), ""), k,
+                          LLVMBuildOr);
+  LLVMValueRef small = fold(L, LLVMBuildFCmp(L->b, LLVMRealOLT, ax, fconst(x, 0x1p-500), ""), k,
+                            LLVMBuildAnd);
+  *unscale = pick(L, big, small, 0x1p600, 0x1p-600);
+  return LLVMBuildFMul(L->b, x, fit(L, pick(L, big, small, 0x1p-600, 0x1p600), x), "");
+}
+
+/* The length of a double vector, in double. */
+static LLVMValueRef length(lower *L, LLVMValueRef x, unsigned k) {
+  LLVMValueRef unscale, s = in_range(L, x, k, &unscale);
+  return LLVMBuildFMul(L->b, sqrt_of(L, dot(L, s, s, k)), unscale, "");
+}
+
+/* x / length(x), with OpenCL C 3.0's cases (6.15.5): x itself when all its elements are zero,
+ * and where one is infinite, x with its infinite elements as ±1 and the others as 0.0 * x[i]
+ * (a NaN stays one, and makes every element NaN). */
+static LLVMValueRef normalize(lower *L, LLVMValueRef x, unsigned k) {
+  LLVMBuilderRef b = L->b;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef ax = lw_intrinsic(L, "llvm.fabs", &t, 1, &x, 1);
+  LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealOEQ, ax, fconst(x, __builtin_inf()), "");
+  LLVMValueRef one = lw_intrinsic(L, "llvm.copysign", &t, 1, (LLVMValueRef[]){fconst(x, 1), x}, 2);
+  LLVMValueRef v = LLVMBuildSelect(b, inf, one, LLVMBuildFMul(b, fconst(x, 0), x, ""), "");
+  v = LLVMBuildSelect(b, fit(L, fold(L, inf, k, LLVMBuildOr), x), v, x, "");
+  LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, v, fconst(x, 0), ""), unscale;
+  LLVMValueRef s = in_range(L, wide(L, v), k, &unscale);
+  LLVMValueRef n = LLVMBuildFDiv(b, s, fit(L, sqrt_of(L, dot(L, s, s, k)), s), "");
+  return LLVMBuildSelect(b, fit(L, fold(L, zero, k, LLVMBuildAnd), x), x, narrow(L, n, x), "");
+}
+
+/* a.yzx * b.zxy - a.zxy * b.yzx; for 4-element vectors w is 0.0 (6.12.5), whatever a.w and b.w
+ * are (a.w * b.w - a.w * b.w is NaN for an infinite one). */
 static LLVMValueRef cross(lower *L, LLVMValueRef a, LLVMValueRef b, unsigned k) {
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
   static const unsigned yzx[4] = {1, 2, 0, 3}, zxy[4] = {2, 0, 1, 3};
   LLVMValueRef *m1 = ARENA_NEW(L->arena, LLVMValueRef, n),
-               *m2 = ARENA_NEW(L->arena, LLVMValueRef, n);
+               *m2 = ARENA_NEW(L->arena, LLVMValueRef, n),
+               *w0 = ARENA_NEW(L->arena, LLVMValueRef, n);
   for (unsigned i = 0; i < n; i++)
     m1[i] = lw_const_i32(L, i / k * k + yzx[i % k]),
-    m2[i] = lw_const_i32(L, i / k * k + zxy[i % k]);
+    m2[i] = lw_const_i32(L, i / k * k + zxy[i % k]),
+    w0[i] = lw_const_i32(L, i % k == 3 ? n + i : i);
   LLVMValueRef s1 = LLVMConstVector(m1, n), s2 = LLVMConstVector(m2, n),
                p = LLVMGetPoison(LLVMTypeOf(a));
   LLVMValueRef l = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s1, ""),
                                  LLVMBuildShuffleVector(L->b, b, p, s2, ""), "");
   LLVMValueRef r = LLVMBuildFMul(L->b, LLVMBuildShuffleVector(L->b, a, p, s2, ""),
                                  LLVMBuildShuffleVector(L->b, b, p, s1, ""), "");
-  return LLVMBuildFSub(L->b, l, r, ""); /* w: a.w*b.w - a.w*b.w = 0 */
+  return LLVMBuildShuffleVector(L->b, LLVMBuildFSub(L->b, l, r, ""), LLVMConstNull(LLVMTypeOf(a)),
+                                LLVMConstVector(w0, n), "");
 }
 
+/* The fast_ forms may use half_sqrt and half_rsqrt (8192 ulp); these are within the full
+ * forms' bounds. */
 static LLVMValueRef geometric(lower *L, const char *n, LLVMValueRef *a, LLVMValueRef call) {
   unsigned k = lw_width(LLVMTypeOf(LLVMGetOperand(call, 0)));
   if (!strncmp(n, "fast_", 5)) n += 5;
   if (!strcmp(n, "dot")) return dot(L, a[0], a[1], k);
-  if (!strcmp(n, "length")) return sqrt_of(L, dot(L, a[0], a[0], k));
-  if (!strcmp(n, "distance")) {
-    LLVMValueRef d = LLVMBuildFSub(L->b, a[0], a[1], "");
-    return sqrt_of(L, dot(L, d, d, k));
-  }
-  if (!strcmp(n, "normalize")) {
-    LLVMValueRef len = sqrt_of(L, dot(L, a[0], a[0], k));
-    return LLVMBuildFDiv(L->b, a[0], fit(L, len, a[0]), "");
-  }
+  if (!strcmp(n, "length")) return narrow(L, length(L, wide(L, a[0]), k), a[0]);
+  if (!strcmp(n, "distance")) /* a float's difference in double: exact, or nearly */
+    return narrow(L, length(L, LLVMBuildFSub(L->b, wide(L, a[0]), wide(L, a[1]), ""), k), a[0]);
+  if (!strcmp(n, "normalize")) return normalize(L, a[0], k);
   if (!strcmp(n, "cross") && (k == 3 || k == 4)) return cross(L, a[0], a[1], k);
   return NULL;
 }

@@ -1,18 +1,21 @@
 /* The builtin conformance test: every row of builtins.def, for each of its types and the vector
- * widths 1, 2, 3, 4, 8 and 16, run through weft over edge values (every combination, for two
- * and three arguments, of a set of them) and seeded random values, and compared element by
- * element with the row's host reference (reference.c): floats within the row's ULP bound, a
- * NaN for a NaN, the sign of an exact zero; integers exactly.
+ * widths 1, 2, 3, 4, 8 and 16 (a geometric function's 1 to 4), run through weft over edge
+ * values (every combination, for two and three arguments, of a set of them) and seeded random
+ * values, and compared element by element with the row's host reference (reference.c): floats
+ * within the row's ULP bound (or absolute bound), a NaN for a NaN, the sign of an exact zero;
+ * integers and halves exactly. A geometric function's reference reads its work-item's whole
+ * vectors; a half store must also leave alone the halves it does not store.
  *
  *     conformance [--only NAME[/TYPE],...] [--skip NAME[/TYPE],...] [--configs WxG,...]
- *                 [--skip-at WxG:NAME[/TYPE],...] [--show N] [--print source]
+ *                 [--skip-at WxG:NAME[/TYPE],...] [--show N] [--print source|worst]
  *
  * (NAME and TYPE may be fnmatch patterns: --only 'convert_*_sat/float'.)
  *
  * One kernel per row and type (its widths in a switch on a uniform argument), all in one
  * program, built once per configuration (W x G; 0x0, the default: W 32 and the CPU's G). A
  * failure prints the builtin, type, width, configuration, inputs, result and reference;
- * skipped rows are named in the summary. Exit status 0 when every element passed. */
+ * skipped rows are named in the summary; --print worst prints each case's largest error
+ * among the elements that passed. Exit status 0 when every element passed. */
 #include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -24,15 +27,18 @@
 #include "conformance.h"
 #include "weft.h"
 
-enum { N = 1536, MAX_ARGS = 3 }; /* N: elements per case, a multiple of 48 */
+/* N: elements per case, a multiple of 48; NIN: values per argument and slots per half buffer,
+ * room for N elements as aligned 3-vectors of halves (4 slots each) */
+enum { N = 1536, NIN = N / 3 * 4, MAX_ARGS = 3 };
 static const unsigned widths[] = {1, 2, 3, 4, 8, 16};
 static unsigned shown_max = 4; /* failures printed per case and configuration (--show) */
+static int print_worst;          /* --print worst: each case's largest error */
 
 const type types[] = {
     {"char", WEFT_I8, 8, 1, 0},     {"uchar", WEFT_U8, 8, 0, 0},   {"short", WEFT_I16, 16, 1, 0},
     {"ushort", WEFT_U16, 16, 0, 0}, {"int", WEFT_I32, 32, 1, 0},   {"uint", WEFT_U32, 32, 0, 0},
     {"long", WEFT_I64, 64, 1, 0},   {"ulong", WEFT_U64, 64, 0, 0}, {"float", WEFT_F32, 32, 1, 1},
-    {"double", WEFT_F64, 64, 1, 1},
+    {"double", WEFT_F64, 64, 1, 1}, {"half", WEFT_U16, 16, 0, 0},
 };
 
 /* The type of a SHAPE letter for a row of type t (builtins.def). */
@@ -45,6 +51,7 @@ static unsigned kind_type(char kind, unsigned t) {
   case 'B': return same_width & ~1u; /* an unsigned type follows its signed one */
   case 'U': return same_width | 1;
   case 'W': return t + 2;
+  case 'H': return T_HALF;
   default: return t;
   }
 }
@@ -103,28 +110,42 @@ static void store(text *src, const char *v, const char *buf, unsigned w) {
   else put(src, " %s[i] = %s;", buf, v);
 }
 
+/* A CONVERT row (a HALF store has a rounding mode too). */
+static int is_convert(const row *r) { return (r->flags & CONVERSION) && !(r->flags & HALF_STORE); }
+
 /* The builtin's name at width w: a conversion's has the width after its type's name
- * (convert_int4_sat). */
+ * (convert_int4_sat), a half load's or store's after "_half" (vstore_half4_rtz). */
 static void call_name(char *out, const row *r, const shape *s, unsigned t, unsigned w) {
   const char *to = types[kind_type(s->result, t)].name;
-  if (!(r->flags & CONVERSION) || w == 1) strcpy(out, r->name);
-  else sprintf(out, "convert_%s%u%s", to, w, r->name + strlen("convert_") + strlen(to));
+  size_t at = is_convert(r) ? strlen("convert_") + strlen(to)
+              : r->flags & (HALF_LOAD | HALF_STORE)
+                  ? (size_t)(strstr(r->name, "_half") - r->name) + 5
+                  : 0;
+  if (!at || w == 1) strcpy(out, r->name);
+  else sprintf(out, "%.*s%u%s", (int)at, r->name, w, r->name + at);
 }
 
+static int has_width(const row *r, unsigned w) { return !r->widths || (r->widths >> w & 1); }
+
 /* One case of the kernel's switch: the builtin at width w, its arguments loaded with vloadN
- * (a[i] for scalars), its result and stored value written back the same way. */
+ * (a[i] for scalars), its result and stored value written back the same way. A half load reads
+ * its halves itself (vload_halfN(i, a0)), a half store writes its result itself. */
 static void emit_width(text *src, const row *r, const shape *s, unsigned t, unsigned w) {
   char call[256], ot[24], name[40];
   call_name(name, r, s, t, w);
-  int n = snprintf(call, sizeof call, "%s(", name);
-  for (unsigned k = 0; k < s->nargs; k++)
+  int n = snprintf(call, sizeof call, "%s(%s", name, r->flags & HALF_LOAD ? "i, a0" : "");
+  for (unsigned k = 0; k < s->nargs && !(r->flags & HALF_LOAD); k++)
     n += w > 1 && !islower((unsigned char)s->args[k])
              ? snprintf(call + n, sizeof call - (size_t)n, "%svload%u(i, a%u)", k ? ", " : "", w, k)
              : snprintf(call + n, sizeof call - (size_t)n, "%sa%u[i]", k ? ", " : "", k);
-  snprintf(call + n, sizeof call - (size_t)n, "%s)", s->out ? ", &t" : "");
+  snprintf(call + n, sizeof call - (size_t)n, "%s)",
+           s->out                  ? ", &t"
+           : r->flags & HALF_STORE ? ", i, r"
+                                   : "");
   put(src, "  case %u: {", w);
   if (s->out) vec_name(ot, kind_type(s->out, t), w), put(src, " %s t;", ot);
-  store(src, call, "r", islower((unsigned char)s->result) ? 1 : w);
+  if (r->flags & HALF_STORE) put(src, " %s;", call);
+  else store(src, call, "r", islower((unsigned char)s->result) ? 1 : w);
   if (s->out) store(src, "t", "o", w);
   put(src, " } break;\n");
 }
@@ -145,7 +166,7 @@ static void emit_kernel(text *src, const row *r, unsigned t) {
   if (s.out) put(src, "__global %s *o, ", types[kind_type(s.out, t)].name);
   put(src, "int w) {\n  size_t i = get_global_id(0);\n  switch (w) {\n");
   for (unsigned k = 0; k < sizeof widths / sizeof *widths; k++)
-    emit_width(src, r, &s, t, widths[k]);
+    if (has_width(r, widths[k])) emit_width(src, r, &s, t, widths[k]);
   put(src, "  }\n}\n");
 }
 
@@ -168,13 +189,33 @@ static __int128 wrap(__int128 v, unsigned t) {
   return (__int128)low;
 }
 
-/* The edge values of type t (floats in f, integers in i); their number. conv: a conversion's,
- * with more ties and the integer types' bounds and halves next to them. */
-static unsigned edges(unsigned t, int conv, val *out) {
+/* A half's edge values, as bits: ±0, the least and largest subnormals, the least normal, ±1 and
+ * its neighbours, the largest finite, ±inf, quiet and signalling NaNs, and two of no note. */
+static unsigned half_edges(val *out) {
+  static const unsigned bits[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x8400,
+                                  0x3c00, 0xbc00, 0x3bff, 0x3c01, 0x7bff, 0xfbff, 0x7c00,
+                                  0xfc00, 0x7e00, 0x7c01, 0xfe00, 0x7fff, 0x3555, 0x5640};
+  for (unsigned k = 0; k < sizeof bits / sizeof *bits; k++) out[k] = (val){0, bits[k]};
+  return sizeof bits / sizeof *bits;
+}
+
+/* The edge values of type t (floats in f, integers in i) for row r; their number. A
+ * conversion's have more ties and the integer types' bounds and halves next to them; a half
+ * store's the half's range and ties: 65504 (the largest), 65520 (the tie above it, infinity to
+ * nearest), the least normal and subnormal and the ties next to them, ties at 1 and 4096, and
+ * (for a double) a value just past a tie, which a float would round onto it. */
+static unsigned edges(unsigned t, const row *r, val *out) {
   static const long double reals[] = {NAN,  INFINITY, -INFINITY, 0,     -0.0L,     1,       -1,
                                       0.5,  -0.5,     2,         -2,    1.5,       -2.5,    3,
                                       0.25, 100,      -100,      1e10L, -0x1p-70L, 16777217};
+  static const long double halves[] = {
+      65504,      -65504,   65519,         65520,        -65520,        65536,
+      1e5L,       0x1p-14L, -0x1.ffcp-15L, 0x1p-24L,     0x1p-25L,      -0x1p-25L,
+      0x1.8p-25L, 0x1p-26L, 0x1.8p-24L,    1 + 0x1p-11L, -1 - 0x3p-11L, 1 + 0x1p-11L + 0x1p-40L,
+      4097,       4098,     -0x1.00fp-3L};
+  int conv = is_convert(r);
   unsigned n = 0;
+  if (t == T_HALF) return half_edges(out);
   if (types[t].real) {
     int dbl = t == T_DOUBLE;
     long double tiny = dbl ? 0x1p-1074L : 0x1p-149L, least = dbl ? 0x1p-1022L : 0x1p-126L,
@@ -188,6 +229,8 @@ static unsigned edges(unsigned t, int conv, val *out) {
       for (unsigned k = 0; k < sizeof near / sizeof *near; k++) out[n++].f = to_type(near[k], t);
     }
     if (conv) out[n++].f = 2.5, out[n++].f = -1.5;
+    for (unsigned k = 0; (r->flags & HALF_STORE) && k < sizeof halves / sizeof *halves; k++)
+      out[n++].f = to_type(halves[k], t);
     return n;
   }
   int bits = types[t].bits;
@@ -227,12 +270,17 @@ static val random_value(unsigned t, int math_int, uint64_t *s) {
   return v;
 }
 
-/* v's exponent moved to at most 2^60 (exact): mix and smoothstep of huge values overflow in
- * their formulas, where the specification leaves them to the implementation. */
+/* A finite v's exponent moved to at most e (exact). */
+static long double limit_exponent(long double v, int e) {
+  return isfinite(v) && fabsl(v) > ldexpl(1, e) ? scalbnl(v, e - ilogbl(v)) : v;
+}
+
+/* v's exponent moved to at most 2^60: mix and smoothstep of huge values overflow in their
+ * formulas, where the specification leaves them to the implementation. */
 static long double moderate(long double v) {
   if (isnan(v)) return 0.75L;
   if (isinf(v)) return copysignl(2, v);
-  return fabsl(v) > 0x1p60L ? scalbnl(v, 60 - ilogbl(v)) : v;
+  return limit_exponent(v, 60);
 }
 
 static void swap(long double *a, long double *b) {
@@ -261,6 +309,12 @@ static void fix_real(unsigned flags, unsigned t, long double *x) {
     if (x[0] == x[1])
       x[1] = t == T_DOUBLE ? nextafter((double)x[1], 1e300) : nextafterf(x[1], 1e30f);
   }
+  for (int k = 0; k < 2 && (flags & D_PRODUCTS); k++)
+    x[k] = limit_exponent(x[k], t == T_DOUBLE ? 509 : 61);
+  for (int k = 0; k < 2 && (flags & D_FAST); k++) {
+    x[k] = moderate(x[k]);
+    if (x[k] != 0 && fabsl(x[k]) < 0x1p-60L) x[k] = scalbnl(x[k], -60 - ilogbl(x[k]));
+  }
 }
 
 static void fix_int(unsigned flags, unsigned t, __int128 *x) {
@@ -277,29 +331,34 @@ typedef struct test_case {
   const row *r;
   shape s;
   unsigned t, at[MAX_ARGS]; /* the row's type, the arguments' */
-  val in[MAX_ARGS][N], want[N], want_out[N];
+  val in[MAX_ARGS][NIN], want[N], want_out[N];
+  long double scale[N]; /* a GEOM row's: the max of its ABS bound */
+  double worst;         /* the largest error in ulps (ABS: units) of an element that passed */
 } test_case;
 
 /* Element e's arguments: the e-th combination of edge values (of the first 9 of each for three
- * arguments), past them random values. */
+ * arguments), past them random values. WHOLE: the elements from N / 2 in blocks of 12 (each
+ * vector of 1 to 4 elements lies in one) all of one edge value, another for each argument. */
 static void make_inputs(test_case *c, uint64_t seed) {
   static val edge[MAX_ARGS][64];
   unsigned ne[MAX_ARGS], combos = 1;
   for (unsigned k = 0; k < c->s.nargs; k++) {
-    ne[k] = edges(c->at[k], (c->r->flags & CONVERSION) != 0, edge[k]);
+    ne[k] = edges(c->at[k], c->r, edge[k]);
     if (c->s.nargs == 3 && ne[k] > 9) ne[k] = 9;
     combos *= ne[k];
   }
-  for (unsigned e = 0; e < N; e++)
+  for (unsigned e = 0; e < NIN; e++)
     for (unsigned k = 0, rest = e; k < c->s.nargs; k++) {
-      int math_int = types[c->t].real && !types[c->at[k]].real;
+      int math_int = types[c->t].real && !types[c->at[k]].real && c->at[k] != T_HALF;
       c->in[k][e] = e < combos ? edge[k][rest % ne[k]] : random_value(c->at[k], math_int, &seed);
+      if ((c->r->flags & WHOLE) && e >= N / 2 && e < N / 2 + N / 4)
+        c->in[k][e] = edge[k][((e - N / 2) / 12 + 7 * k) % ne[k]];
       rest /= ne[k];
     }
 }
 
 static void fix_domain(test_case *c) {
-  for (unsigned e = 0; e < N; e++) {
+  for (unsigned e = 0; e < NIN; e++) {
     long double x[MAX_ARGS] = {0};
     __int128 i[MAX_ARGS] = {0};
     for (unsigned k = 0; k < c->s.nargs; k++) x[k] = c->in[k][e].f, i[k] = c->in[k][e].i;
@@ -307,7 +366,7 @@ static void fix_domain(test_case *c) {
       i[0] = wrap((e / 16) % 4 ? i[0] & ~((__int128)1 << (types[c->t].bits - 1))
                                : i[0] | ((__int128)1 << (types[c->t].bits - 1)),
                   c->t);
-    if ((c->r->flags & CONVERSION) && types[c->t].real)
+    if (is_convert(c->r) && types[c->t].real)
       x[0] = convert_domain(x[0], kind_type(c->s.result, c->t), c->r->flags);
     else if (types[c->t].real) fix_real(c->r->flags, c->t, x);
     else fix_int(c->r->flags, c->t, i);
@@ -315,9 +374,15 @@ static void fix_domain(test_case *c) {
   }
 }
 
+/* Where element e of a half buffer is at width w: an aligned 3-vector's in 4 slots. */
+static unsigned slot_of(const row *r, unsigned e, unsigned w) {
+  return (r->flags & ALIGNED) && w == 3 ? e / 3 * 4 + e % 3 : e;
+}
+
 /* Argument k of element e at width w: a scalar argument (a lowercase letter) is work-item
  * e / w's, the same for every element of its vector. */
 static val arg_at(const test_case *c, unsigned k, unsigned e, unsigned w) {
+  if (c->at[k] == T_HALF) e = slot_of(c->r, e, w);
   return c->in[k][islower((unsigned char)c->s.args[k]) ? e / w : e];
 }
 
@@ -341,10 +406,31 @@ static int has_scalar(const shape *s) {
   return 0;
 }
 
+/* A GEOM row's references at width w: for each work-item's vectors, its result (a scalar) or
+ * each of its elements, with the max of an absolute bound. */
+static void geom_references(test_case *c, unsigned w) {
+  for (unsigned j = 0; j < N / w; j++) {
+    long double a[4], b[4] = {0};
+    for (unsigned k = 0; k < w; k++)
+      a[k] = c->in[0][j * w + k].f, b[k] = c->s.nargs > 1 ? c->in[1][j * w + k].f : 0;
+    for (unsigned k = 0; k < (per_item(&c->s) ? 1 : w); k++) {
+      unsigned e = per_item(&c->s) ? j : j * w + k;
+      c->want[e].f = c->r->geom(a, b, (int)w, (int)k, c->t == T_DOUBLE, &c->scale[e]);
+    }
+  }
+}
+
+/* Whether the references depend on the width: a GEOM row's, an aligned half row's, a fold's,
+ * or a row's with a scalar argument or one that reads w. */
+static int width_dependent(const test_case *c) {
+  return c->r->geom || (c->r->flags & (ALIGNED | WIDTH)) || has_scalar(&c->s) || per_item(&c->s);
+}
+
 /* The references of every element at width w: a MATH row's in long double (an int argument as
  * one), an INT row's exact and wrapped to the result's type. */
 static void make_references(test_case *c, unsigned w) {
   unsigned rt = kind_type(c->s.result, c->t);
+  if (c->r->geom) return geom_references(c, w);
   for (unsigned j = 0; per_item(&c->s) && j < N / w; j++) c->want[j].i = wrap(fold(c, j, w), rt);
   for (unsigned e = 0; e < N && !per_item(&c->s); e++) {
     val a[MAX_ARGS] = {{0, 0}};
@@ -393,21 +479,36 @@ static long double ulp_at(long double v, int dbl) {
   return ldexpl(1, e - (dbl ? 52 : 23));
 }
 
-/* Whether got is within the row's bound of want (a real result); *ulps says how far it is.
- * An infinite result counts as 2^(emax + 1), as the OpenCL conformance tests count it; it is
- * right outright when want rounds to it. scale: the largest argument's magnitude (SCALED). */
-static int real_ok(const row *r, int dbl, long double want, long double got, long double scale,
-                   double *ulps) {
+/* The unit of an absolute bound (ABS): eps * max^2, and half the least subnormal, what each
+ * operation may lose below the normal range (builtins.def, the geometric functions). */
+static long double abs_unit(long double max, int dbl) {
+  return (dbl ? 0x1p-52L : 0x1p-23L) * max * max + (dbl ? 0x1p-1075L : 0x1p-150L);
+}
+
+/* Whether got is within bound of want (a real result); *ulps says how far it is. An infinite
+ * result counts as 2^(emax + 1), as the OpenCL conformance tests count it; it is right outright
+ * when want rounds to it. scale: the largest argument's magnitude (SCALED), or the max of an
+ * absolute bound (ABS: *ulps is then in its units). */
+static int real_ok(unsigned flags, int dbl, long double want, long double got, long double scale,
+                   double bound, double *ulps) {
   *ulps = 0;
   if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
   long double rounded = dbl ? (double)want : (float)want;
   if (isinf(rounded) && got == rounded) return 1;
-  if (want == 0 && got == 0) return (r->flags & Z_ANY) || signbit(want) == signbit(got);
+  if (want == 0 && got == 0) return (flags & Z_ANY) || signbit(want) == signbit(got);
   long double g = isinf(got) ? copysignl(dbl ? 0x1p1024L : 0x1p128L, got) : got;
-  *ulps = (double)(fabsl(g - want) / ulp_at((r->flags & SCALED) ? scale : want, dbl));
-  double bound = r->ulp[dbl];
+  long double unit = flags & ABS      ? abs_unit(scale, dbl)
+                     : flags & SCALED ? ulp_at(scale, dbl)
+                                      : ulp_at(want, dbl);
+  *ulps = (double)(fabsl(g - want) / unit);
   /* The reference itself is within 2^-11 ulp of a double (2^-40 of a float) */
   return bound == 0 ? g == want : *ulps <= bound + (dbl ? 0x1p-10 : 0x1p-30);
+}
+
+/* The row's bound at width w, for its type: a GEOM row's grows with the width. */
+static double bound_of(const test_case *c, unsigned w) {
+  int dbl = c->t == T_DOUBLE;
+  return c->r->bound ? c->r->bound((int)w, dbl) : c->r->ulp[dbl];
 }
 
 /* A MATH row's int result (ilogb, frexp's exponent): exact; NaN: unspecified. A truth (TRUTH)
@@ -423,7 +524,8 @@ typedef struct config {
 } config;
 
 static void print_val(val v, unsigned t) {
-  if (types[t].real) printf("%.17Lg (%La)", v.f, v.f);
+  if (t == T_HALF) printf("0x%04x (%Lg)", (unsigned)v.i, half_value(v.i));
+  else if (types[t].real) printf("%.17Lg (%La)", v.f, v.f);
   else printf("%lld", (long long)v.i);
   if (!types[t].real && v.i > INT64_MAX) printf(" (%llu)", (unsigned long long)v.i);
 }
@@ -432,14 +534,20 @@ static void print_failure(const test_case *c, const config *cf, unsigned w, unsi
                           const char *what, val got, val want, unsigned vt, double ulps) {
   char tn[24];
   vec_name(tn, c->t, w);
-  printf("FAIL %s %s%s [%s] %s %u: ", c->r->name, tn, what, cf->name,
+  printf("FAIL %s %s%s [%s] %s %u: x = ", c->r->name, tn, what, cf->name,
          per_item(&c->s) ? "work-item" : "element", e);
-  for (unsigned k = 0; per_item(&c->s) && k < w; k++)
-    printf("%s", k ? ", " : "x = "), print_val(c->in[0][e * w + k], c->at[0]);
-  for (unsigned k = 0; k < c->s.nargs && !per_item(&c->s); k++)
-    printf("%s", k ? ", " : "x = "), print_val(arg_at(c, k, e, w), c->at[k]);
+  /* a fold's or a geometric function's result reads its work-item's whole vectors */
+  int whole = per_item(&c->s) || c->r->geom;
+  unsigned first = (per_item(&c->s) ? e : e / w) * w;
+  for (unsigned k = 0; k < c->s.nargs; k++) {
+    printf("%s", !k ? "" : whole ? "; " : ", ");
+    for (unsigned i = 0; i < (whole ? w : 1); i++)
+      printf("%s", i ? ", " : ""),
+          print_val(whole ? c->in[k][first + i] : arg_at(c, k, e, w), c->at[k]);
+  }
   printf("; got "), print_val(got, vt), printf(", want "), print_val(want, vt);
-  if (types[vt].real) printf(" (%.3g ulp, bound %g)", ulps, c->r->ulp[c->t == T_DOUBLE]);
+  if (types[vt].real)
+    printf(" (%.3g %s, bound %g)", ulps, c->r->flags & ABS ? "eps max^2" : "ulp", bound_of(c, w));
   printf("\n");
 }
 
@@ -448,22 +556,45 @@ static int element_ok(const test_case *c, int out, unsigned vt, unsigned w, unsi
                       double *ulps) {
   val want = out ? c->want_out[e] : c->want[e];
   *ulps = 0;
-  if (!c->r->math) return got.i == want.i;
+  if (vt == T_HALF) /* the bits, or for a NaN any NaN */
+    return half_is_nan((__int128)want.f) ? half_is_nan(got.i) : got.i == (__int128)want.f;
+  if (!c->r->math && !c->r->geom) return got.i == want.i;
   if (!types[vt].real) return int_of_real_ok(c->r, w, want.f, got.i);
-  long double scale = 0;
-  for (unsigned k = 0; k < c->s.nargs; k++) scale = fmaxl(scale, fabsl(arg_at(c, k, e, w).f));
-  return real_ok(c->r, vt == T_DOUBLE, want.f, got.f, scale, ulps);
+  long double scale = c->r->geom ? c->scale[e] : 0;
+  for (unsigned k = 0; k < c->s.nargs && !c->r->geom; k++)
+    scale = fmaxl(scale, fabsl(arg_at(c, k, e, w).f));
+  return real_ok(c->r->flags, vt == T_DOUBLE, want.f, got.f, scale, bound_of(c, w), ulps);
+}
+
+/* The halves a half store at width w must leave alone (they keep the bytes 0xa5 the test
+ * fills the buffer with): the fourth of each aligned 3-vector, and those past the N elements. */
+static unsigned untouched(const test_case *c, const config *cf, unsigned w, const void *buf,
+                          unsigned *shown) {
+  unsigned failed = 0;
+  for (unsigned p = 0; p < NIN; p++) {
+    int stored = (c->r->flags & ALIGNED) && w == 3 ? p % 4 != 3 : p < N;
+    __int128 bits = load_val(buf, T_HALF, p).i;
+    if (stored || bits == 0xa5a5) continue;
+    failed++;
+    if ((*shown)++ < shown_max)
+      printf("FAIL %s %s%u [%s]: half %u, which it must not store, is 0x%04x\n", c->r->name,
+             types[c->t].name, w, cf->name, p, (unsigned)bits);
+  }
+  return failed;
 }
 
 /* Compares a buffer with the references; prints failures while *shown, the case's printed so
  * far, is below shown_max. Their number. */
-static unsigned compare(const test_case *c, const config *cf, unsigned w, int out, const void *buf,
+static unsigned compare(test_case *c, const config *cf, unsigned w, int out, const void *buf,
                         unsigned *shown) {
   unsigned vt = kind_type(out ? c->s.out : c->s.result, c->t), failed = 0;
   for (unsigned e = 0; e < (per_item(&c->s) ? N / w : N); e++) {
-    val got = load_val(buf, vt, e);
+    val got = load_val(buf, vt, vt == T_HALF ? slot_of(c->r, e, w) : e);
     double ulps;
-    if (element_ok(c, out, vt, w, e, got, &ulps)) continue;
+    if (element_ok(c, out, vt, w, e, got, &ulps)) {
+      c->worst = ulps > c->worst ? ulps : c->worst;
+      continue;
+    }
     failed++;
     val want = out ? c->want_out[e] : c->want[e];
     if ((c->r->flags & TRUTH) && w > 1) want.f = -want.f; /* as int_of_real_ok says */
@@ -471,7 +602,7 @@ static unsigned compare(const test_case *c, const config *cf, unsigned w, int ou
     if ((*shown)++ < shown_max)
       print_failure(c, cf, w, e, out ? " (stored value)" : "", got, want, vt, ulps);
   }
-  return failed;
+  return vt == T_HALF ? failed + untouched(c, cf, w, buf, shown) : failed;
 }
 
 static unsigned gcd(unsigned a, unsigned b) { return b ? gcd(b, a % b) : a; }
@@ -483,7 +614,7 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
   kernel_name(name, sizeof name, c->r, c->t);
   weft_kernel *k;
   if (weft_kernel_create(prog, name, &k)) return printf("FAIL %s: no kernel\n", name), N;
-  unsigned n = 0, failed = 0, shown = 0, at_width[sizeof widths / sizeof *widths] = {0};
+  unsigned n = 0, failed = 0, shown = 0, made = 0, at_width[sizeof widths / sizeof *widths] = {0};
   weft_arg args[MAX_ARGS + 3];
   void *bufs[MAX_ARGS + 2];
   unsigned bt[MAX_ARGS + 2];
@@ -492,20 +623,20 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
   bt[n++] = kind_type(c->s.result, c->t);
   if (c->s.out) bt[n++] = kind_type(c->s.out, c->t);
   for (unsigned i = 0; i < n; i++) {
-    bytes[i] = N * weft_type_size(types[bt[i]].wt);
+    bytes[i] = NIN * weft_type_size(types[bt[i]].wt);
     bufs[i] = weft_buffer_alloc(bytes[i]);
-    for (unsigned e = 0; i < c->s.nargs && e < N; e++) store_val(bufs[i], bt[i], e, c->in[i][e]);
+    for (unsigned e = 0; i < c->s.nargs && e < NIN; e++) store_val(bufs[i], bt[i], e, c->in[i][e]);
     args[i] = (weft_arg){WEFT_ARG_GLOBAL, types[bt[i]].wt, bytes[i], bufs[i]};
   }
   for (unsigned wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
     int w = (int)widths[wi];
+    if (!has_width(c->r, widths[wi])) continue;
     args[n] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, sizeof w, &w};
     unsigned items = N / widths[wi];
     weft_ndrange range = {1, {items, 1, 1}, {gcd(items, 64), 1, 1}};
     for (unsigned i = c->s.nargs; i < n; i++) memset(bufs[i], 0xa5, bytes[i]); /* not a result */
     weft_status st = weft_kernel_launch(k, &range, n + 1, args, NULL);
-    if (has_scalar(&c->s) || per_item(&c->s) || (c->r->flags & WIDTH) || wi == 0)
-      make_references(c, widths[wi]);
+    if (width_dependent(c) || !made++) make_references(c, widths[wi]);
     if (st) {
       printf("FAIL %s width %d [%s]: %s\n", name, w, cf->name, weft_status_name(st));
       at_width[wi] = N, failed += N;
@@ -518,9 +649,12 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
   if (failed) {
     printf("FAIL %s %s [%s]: wrong elements per width", c->r->name, types[c->t].name, cf->name);
     for (unsigned wi = 0; wi < sizeof widths / sizeof *widths; wi++)
-      printf(" %u:%u", widths[wi], at_width[wi]);
+      if (has_width(c->r, widths[wi])) printf(" %u:%u", widths[wi], at_width[wi]);
     printf(" (of %d)\n", N);
   }
+  if (print_worst && types[kind_type(c->s.result, c->t)].real)
+    printf("worst %s %s [%s]: %.3g %s\n", c->r->name, types[c->t].name, cf->name, c->worst,
+           c->r->flags & ABS ? "eps max^2" : "ulp");
   for (unsigned i = 0; i < n; i++) weft_buffer_free(bufs[i], bytes[i]);
   weft_kernel_release(k);
   return failed;
@@ -593,7 +727,7 @@ static int run_config(const options *o, const config *cf, unsigned *cases) {
   for (unsigned i = 0; i < n_rows; i++)
     for (unsigned t = 0; t < sizeof types / sizeof *types; t++) {
       if (!selected(o, cf, &rows[i], t)) continue;
-      c.r = &rows[i], c.s = shape_of(c.r), c.t = t;
+      c.r = &rows[i], c.s = shape_of(c.r), c.t = t, c.worst = 0;
       for (unsigned k = 0; k < c.s.nargs; k++) c.at[k] = kind_type(c.s.args[k], t);
       make_inputs(&c, case_seed(c.r, t));
       fix_domain(&c);
@@ -617,6 +751,7 @@ static options parse(int argc, char **argv) {
         fprintf(stderr, "conformance: --skip-at WxG:LIST\n"), exit(2);
       o.skip_at++;
     } else if (!strcmp(argv[i], "--show")) shown_max = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--print") && !strcmp(argv[i + 1], "worst")) print_worst = 1;
     else if (!strcmp(argv[i], "--print")) o.print = !strcmp(argv[i + 1], "source");
     else fprintf(stderr, "conformance: unknown option %s\n", argv[i]), exit(2);
   }
@@ -645,7 +780,8 @@ int main(int argc, char **argv) {
     }
     unsigned cases = 0;
     int r = run_config(&o, &cf, &cases);
-    printf("[%s] %u cases (builtin x type, each at 6 widths x %d values): %s\n", cf.name, cases, N,
+    printf("[%s] %u cases (builtin x type, each at its widths x %d values): %s\n", cf.name, cases,
+           N,
            r < 0 ? "no program"
            : r   ? "FAILED"
                  : "all passed");

@@ -14,7 +14,7 @@ typedef struct type {
 } type;
 
 extern const type types[];
-enum { T_INT = 4, T_FLOAT = 8, T_DOUBLE = 9 };
+enum { T_INT = 4, T_FLOAT = 8, T_DOUBLE = 9, T_HALF = 10 }; /* a half: its bits, an integer */
 
 /* The types of a row, as a mask (in the order of types[]). */
 enum {
@@ -42,7 +42,7 @@ enum {
   D_SMOOTH = 1 << 5,
   D_24 = 1 << 6,
   TRUTH = 1 << 7,
-  SAT = 1 << 8, /* a conversion's _sat, and its rounding mode (exactly one of the four) */
+  SAT = 1 << 8, /* a conversion's _sat, and its (or a half store's) rounding mode, one of four */
   RTE = 1 << 9,
   RTZ = 1 << 10,
   RTP = 1 << 11,
@@ -50,12 +50,28 @@ enum {
   CONVERSION = RTE | RTZ | RTP | RTN,
   WIDTH = 1 << 13,
   D_SIGNS = 1 << 14,
+  ABS = 1 << 15, /* GEOM: the bound is absolute, in units of eps * max^2 */
+  D_PRODUCTS = 1 << 16,
+  D_FAST = 1 << 17,
+  WHOLE = 1 << 18,
+  HALF_LOAD = 1 << 19,
+  HALF_STORE = 1 << 20,
+  ALIGNED = 1 << 21,
 };
+
+/* A row's vector widths, a bit per width (GEOM and HALF rows; the others have all six). */
+enum { V1 = 1 << 1, V2 = 1 << 2, V3 = 1 << 3, V4 = 1 << 4, V8 = 1 << 8, V16 = 1 << 16 };
+enum { ALL_WIDTHS = V1 | V2 | V3 | V4 | V8 | V16 };
 
 #define CR 0.5 /* correctly rounded */
 
 typedef long double math_ref(const long double *x, long double *o, int dbl, int w);
 typedef __int128 int_ref(__int128 a, __int128 b, __int128 c, int bits, int sgn, int w);
+/* A GEOM row's: component k of the result for the work-item's vectors a and b of n elements;
+ * *scale: the max of its absolute bound (ABS). Its bound at width n, in ulps or (ABS) units. */
+typedef long double geom_ref(const long double *a, const long double *b, int n, int k, int dbl,
+                             long double *scale);
+typedef double geom_bound(int n, int dbl);
 
 typedef struct row {
   const char *name, *shape;
@@ -64,6 +80,9 @@ typedef struct row {
   unsigned flags;
   math_ref *math;
   int_ref *integer;
+  geom_ref *geom;
+  geom_bound *bound;
+  unsigned widths; /* V1 ... V16; 0: all six */
 } row;
 
 extern const row rows[];
@@ -71,5 +90,7 @@ extern const unsigned n_rows;
 
 long double convert_l(long double x, unsigned to, unsigned flags);
 long double convert_domain(long double x, unsigned to, unsigned flags);
+long double half_value(long double bits);
+int half_is_nan(__int128 bits);
 
 #endif

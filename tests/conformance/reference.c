@@ -215,10 +215,95 @@ long double convert_domain(long double x, unsigned to, unsigned flags) {
   return r = round_mode(x, flags), r >= lo && r <= hi ? x : truncl(x);
 }
 
+/* ---- geometric functions (6.12.5), of the work-item's vectors a and b of n elements ---- */
+
+static long double max_magnitude(const long double *a, const long double *b, int n) {
+  long double m = 0;
+  for (int i = 0; i < n; i++) m = fmaxl(m, fmaxl(fabsl(a[i]), fabsl(b[i])));
+  return m;
+}
+
+/* The sum of a[i] * b[i] in long double: exact for float (48-bit products, sums of four within
+ * 64 bits unless their exponents lie far apart), within 2^-63 of it for double. */
+static long double dot_l(const long double *a, const long double *b, int n, long double *scale) {
+  long double s = a[0] * b[0]; /* not 0 + ...: -0 * 0 is -0 */
+  for (int i = 1; i < n; i++) s += a[i] * b[i];
+  *scale = max_magnitude(a, b, n);
+  return s;
+}
+
+/* Component k of a x b (of 3 or 4 elements; the fourth is 0.0, 6.12.5). Its bound's max is of
+ * the four elements that enter it, as the OpenCL CTS reads "max". */
+static long double cross_l(const long double *a, const long double *b, int k, long double *scale) {
+  static const int next[3] = {1, 2, 0}, after[3] = {2, 0, 1};
+  if (k == 3) return *scale = 0, 0;
+  int i = next[k], j = after[k];
+  long double x[2] = {a[i], a[j]}, y[2] = {b[i], b[j]};
+  *scale = max_magnitude(x, y, 2);
+  return a[i] * b[j] - a[j] * b[i];
+}
+
+static long double length_l(const long double *a, int n) {
+  long double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * a[i];
+  return sqrtl(s);
+}
+
+static long double distance_l(const long double *a, const long double *b, int n) {
+  long double d[4];
+  for (int i = 0; i < n; i++) d[i] = a[i] - b[i];
+  return length_l(d, n);
+}
+
+/* Component k of normalize(a), with the cases OpenCL C 3.0 (6.15.5) spells out: all zeros give
+ * a itself, a NaN NaNs, and infinite elements count as copysign(1, a[i]) and the others as
+ * 0.0 * a[i] (so a NaN stays one). */
+static long double normalize_l(const long double *a, int n, int k) {
+  long double v[4];
+  int inf = 0, zero = 1;
+  for (int i = 0; i < n; i++) inf |= isinf(a[i]) != 0, zero &= a[i] == 0;
+  if (zero) return a[k];
+  for (int i = 0; i < n; i++) v[i] = !inf ? a[i] : isinf(a[i]) ? copysignl(1, a[i]) : 0 * a[i];
+  return v[k] / length_l(v, n);
+}
+
+/* ---- halves (6.12.7): the bits of a half in a long double ---- */
+
+long double half_value(long double bits) {
+  unsigned h = (unsigned)bits, e = h >> 10 & 0x1f, m = h & 0x3ff;
+  long double v = e == 31 ? (m ? NAN : INFINITY)
+                  : e     ? ldexpl(1024 + m, (int)e - 25)
+                          : ldexpl(m, -24);
+  return h & 0x8000 ? -v : v;
+}
+
+int half_is_nan(__int128 bits) { return (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff); }
+
+/* x (exact) rounded to a half by the mode of flags, as its bits: x in units of the half's ulp
+ * at its magnitude (2^-24 below the normal range) rounded to an integer. Beyond the largest half
+ * (65504) it is infinite where the mode rounds away from zero or to nearest, else 65504. A NaN
+ * gives 0x7e00: the test takes any NaN for it (half_is_nan). */
+static long double half_bits(long double x, unsigned flags) {
+  unsigned sign = signbit(x) ? 0x8000 : 0;
+  long double a = fabsl(x);
+  if (isnan(x)) return 0x7e00;
+  if (isinf(a)) return sign | 0x7c00;
+  int e = a < 0x1p-14L ? -14 : ilogbl(a);
+  long double m = fabsl(round_mode(x / ldexpl(1, e - 10), flags)) * ldexpl(1, e - 10);
+  if (m > 65504) {
+    int up = flags & RTE || (flags & RTP && !sign) || (flags & RTN && sign);
+    return sign | (up ? 0x7c00 : 0x7bff);
+  }
+  if (m < 0x1p-14L) return sign | (unsigned)ldexpl(m, 24); /* 0 or a subnormal */
+  e = ilogbl(m);
+  return sign | (unsigned)(e + 15) << 10 | ((unsigned)ldexpl(m, 10 - e) - 1024);
+}
+
 /* ---- the table's expressions as functions, and the table ---- */
 
-/* A row's functions are named by its line (a builtin may have several rows), a conversion's by
- * its name. */
+/* A row's functions are named by its line (a builtin may have several rows); a conversion's, a
+ * geometric function's and a half load's or store's by its name (a macro of the table makes
+ * several on one line). */
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 #define MATH(name, shape, fu, du, flags, expr)                                                   \
@@ -238,21 +323,48 @@ long double convert_domain(long double x, unsigned to, unsigned flags) {
     (void)o, (void)dbl, (void)w;                                                                 \
     return convert_l(x[0], to, flags);                                                           \
   }
+#define GEOM(name, shape, types, widths, fu, du, flags, expr)                                   \
+  static long double CAT(gref_, name)(const long double *a, const long double *b, int n, int k, \
+                                      int dbl, long double *scale) {                            \
+    (void)a, (void)b, (void)n, (void)k, (void)dbl, (void)scale;                                 \
+    return expr;                                                                                \
+  }                                                                                             \
+  static double CAT(gbound_, name)(int n, int dbl) { return (void)n, dbl ? (du) : (fu); }
+#define HALF(name, shape, types, widths, flags, expr)                                         \
+  static long double CAT(href_, name)(const long double *x, long double *o, int dbl, int w) { \
+    (void)o, (void)dbl, (void)w;                                                              \
+    return expr;                                                                              \
+  }
 #include "builtins.def"
 #undef MATH
 #undef INT
 #undef CONVERT
+#undef GEOM
+#undef HALF
 
 const row rows[] = {
-#define MATH(name, shape, fu, du, flags, expr) \
-  {#name, shape, {fu, du}, 0, flags, CAT(ref_, __LINE__), 0},
-#define INT(name, shape, types, flags, expr) \
-  {#name, shape, {0, 0}, types, flags, 0, CAT(iref_, __LINE__)},
-#define CONVERT(dst, to, suffix, flags) \
-  {"convert_" #dst #suffix, #to ":T", {0, 0}, ALL_TYPES, flags, CAT(conv_, CAT(dst, suffix)), 0},
+#define MATH(name, shape, fu, du, flg, expr) \
+  {#name, shape, {fu, du}, .flags = flg, .math = CAT(ref_, __LINE__)},
+#define INT(name, shape, tys, flg, expr) \
+  {#name, shape, .types = tys, .flags = flg, .integer = CAT(iref_, __LINE__)},
+#define CONVERT(dst, to, suffix, flg)                                   \
+  {"convert_" #dst #suffix, #to ":T", .types = ALL_TYPES, .flags = flg, \
+   .math = CAT(conv_, CAT(dst, suffix))},
+#define GEOM(name, shape, tys, wid, fu, du, flg, expr) \
+  {#name,                                              \
+   shape,                                              \
+   .types = tys,                                       \
+   .flags = flg,                                       \
+   .geom = CAT(gref_, name),                           \
+   .bound = CAT(gbound_, name),                        \
+   .widths = wid},
+#define HALF(name, shape, tys, wid, flg, expr) \
+  {#name, shape, .types = tys, .flags = flg, .math = CAT(href_, name), .widths = wid},
 #include "builtins.def"
 #undef MATH
 #undef INT
 #undef CONVERT
+#undef GEOM
+#undef HALF
 };
 const unsigned n_rows = sizeof rows / sizeof *rows;
