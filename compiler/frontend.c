@@ -61,7 +61,7 @@ static const char *clang_path(void) {
 
 /* The clang-19 command line for `input` and the build options (split in place in opts) in argv
  * (max entries): its length, or -1 when there are too many options. It must match cc1.c's
- * driver_args. */
+ * driver_args; -fno-crash-diagnostics, so that a crash writes no reproducer to /tmp. */
 static int clang_command(const char **argv, int max, char *opts, const char *input) {
   static const char *const fixed[] = {"-x",
                                       "cl",
@@ -75,6 +75,7 @@ static int clang_command(const char **argv, int max, char *opts, const char *inp
                                       "-disable-O0-optnone",
                                       "-gline-tables-only",
                                       "-fno-color-diagnostics",
+                                      "-fno-crash-diagnostics",
                                       "-cl-kernel-arg-info",
                                       "-Wno-psabi",
                                       "-emit-llvm",
