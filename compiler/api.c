@@ -130,22 +130,35 @@ static int unknown_policy(const char *policy, char *why, size_t n) {
   return 1;
 }
 
-/* 0 when `seconds` can be a timeout (0: none); else 1, with why saying so of `what`. */
-static int bad_timeout(double seconds, const char *what, char *why, size_t n) {
+/* 0 when `seconds` can be a timeout (0: what `zero` says); else 1, with why saying so of
+ * `what`. */
+static int bad_timeout(double seconds, const char *what, const char *zero, char *why, size_t n) {
   if (seconds >= 0 && seconds <= WEFT_MAX_TIMEOUT_S) return 0;
-  snprintf(why, n, "%s must be 0 (no limit) or a number of seconds up to %g, not %g", what,
+  snprintf(why, n, "%s must be 0 (%s) or a number of seconds up to %g, not %g", what, zero,
            WEFT_MAX_TIMEOUT_S, seconds);
   return 1;
 }
 
-/* A timeout of 0 takes WEFT_TIMEOUT's, for hosts whose options cannot be changed. */
-static int resolve_timeout(weft_options *o, char *why, size_t n) {
-  const char *env = getenv("WEFT_TIMEOUT");
-  if (o->timeout_s || !env || !*env) return bad_timeout(o->timeout_s, "timeout_s", why, n);
+/* A timeout of 0 in *seconds (the option `field`) takes the environment variable env_name's, for
+ * hosts whose options cannot be changed. */
+static int resolve_timeout(double *seconds, const char *field, const char *env_name,
+                           const char *zero, char *why, size_t n) {
+  const char *env = getenv(env_name);
+  if (*seconds || !env || !*env) return bad_timeout(*seconds, field, zero, why, n);
   char *end;
-  o->timeout_s = strtod(env, &end);
-  if (end == env || *end) o->timeout_s = -1; /* refused below, as any bad value is */
-  return bad_timeout(o->timeout_s, "WEFT_TIMEOUT", why, n);
+  *seconds = strtod(env, &end);
+  if (end == env || *end) *seconds = -1; /* refused below, as any bad value is */
+  return bad_timeout(*seconds, env_name, zero, why, n);
+}
+
+/* The launch's timeout, then the build's, which always has one (0 is the default). */
+static int resolve_timeouts(weft_options *o, char *why, size_t n) {
+  if (resolve_timeout(&o->timeout_s, "timeout_s", "WEFT_TIMEOUT", "no limit", why, n) ||
+      resolve_timeout(&o->build_timeout_s, "build_timeout_s", "WEFT_BUILD_TIMEOUT", "the default",
+                      why, n))
+    return 1;
+  if (!o->build_timeout_s) o->build_timeout_s = WEFT_DEFAULT_BUILD_TIMEOUT_S;
+  return 0;
 }
 
 /* Replaces o's zeros and NULLs by their values and checks the result; why says what is wrong. */
@@ -177,7 +190,7 @@ static weft_status resolve(weft_options *o, int avx512, char *why, size_t n) {
   if (policy_config_make(o->split_order, o->max_splits, o->warp, &splits, why, n))
     return WEFT_ERROR_INVALID_VALUE;
   o->split_order = split_order_name(splits.order), o->max_splits = splits.max_splits;
-  return resolve_timeout(o, why, n) ? WEFT_ERROR_INVALID_VALUE : WEFT_SUCCESS;
+  return resolve_timeouts(o, why, n) ? WEFT_ERROR_INVALID_VALUE : WEFT_SUCCESS;
 }
 
 weft_status weft_options_check(const weft_options *options, char *why, size_t n) {
@@ -255,7 +268,7 @@ weft_status weft_context_set_policy_in_runtime(weft_context *ctx, int on) {
 weft_status weft_context_set_timeout(weft_context *ctx, double seconds) {
   if (!LIVE_CONTEXT(ctx)) return WEFT_ERROR_INVALID_VALUE;
   char why[128];
-  if (bad_timeout(seconds, "the timeout", why, sizeof why))
+  if (bad_timeout(seconds, "the timeout", "no limit", why, sizeof why))
     return set_error(ctx, WEFT_ERROR_INVALID_VALUE, "%s", why);
   runtime_set_timeout(ctx->rt, seconds);
   return WEFT_SUCCESS;
@@ -332,8 +345,8 @@ static weft_program *cache_find(weft_context *ctx, const char *key) {
 
 /* What ctx compiles for (pipeline.c). */
 static pipeline_target target_of(weft_context *ctx) {
-  return (pipeline_target){ctx->jit, ctx->opts.warp, ctx->opts.lanes, ctx->avx512,
-                           &ctx->programs_built};
+  return (pipeline_target){ctx->jit,    ctx->opts.warp,       ctx->opts.lanes,
+                           ctx->avx512, &ctx->programs_built, ctx->opts.build_timeout_s};
 }
 
 static weft_status compile(weft_context *ctx, const char *path, const char *source,

@@ -1,4 +1,4 @@
-/* clang's compiler proper (cc1) run inside weft's process.
+/* clang's compiler proper (cc1), loaded into weft's process and run in a child forked from it.
  *
  * Starting clang-19 as a process takes 80-140 ms on this project's 2-core VMs, nearly all of it
  * the dynamic loader relocating libLLVM and libclang-cpp (557,838 relocations) and the page
@@ -16,13 +16,27 @@
  * relocations; Debian's clang-19 has neither). Its libraries come from its RUNPATH,
  * $ORIGIN/../lib, which means nothing for a memfd: weft loads them first.
  *
- * Each compile runs on a thread of its own with a file table of its own (unshare(CLONE_FILES)),
- * where fds 0, 1 and 2 are the source, the bitcode and the diagnostics: clang writes to its
- * stdout and stderr, and the host's stay as they are. cc1 keeps process-wide state (the fatal
- * error handler), so one compile runs at a time.
+ * Each compile runs in a child forked from this process, where cc1 is loaded already: the fork
+ * takes about a millisecond, and the child's file table is its own, with fds 0, 1 and 2 the
+ * source, the bitcode and the diagnostics, so clang writes to its stdout and stderr and the
+ * host's stay as they are. A crash of clang ends the child only: `#pragma clang __debug crash`
+ * (SIGILL), ten thousand nested `if`s (SIGSEGV when the recursive parser overflows its stack),
+ * memory running out (std::bad_alloc, SIGABRT). A compile that runs longer than the build's
+ * time limit is killed. Either way the build fails with a message that names the file
+ * (child.c). The isolation costs bench/k50.cl's compile about 6 ms over the 3.5 ms it took on a
+ * thread of this process: 1.3 ms to start the child, 4 ms of page faults in it (1,100: clang's
+ * code mapped again, the heap copied on write) and 2.5 ms for its exit to unmap it all.
  *
- * When any of this fails (another clang, a system that forbids unshare), builds run a clang-19
- * process instead (frontend.c); WEFT_CLANG asks for that process. */
+ * The child of a process with threads has one thread, a copy of the forking one, and every lock
+ * that another thread held at the fork stays held in it. So the fork comes after clang's load
+ * (dlopen's lock) and before the build's idle work (LLVM code generation) starts on the
+ * building thread, and the child runs cc1 only and ends with _exit, clang's fatal errors too,
+ * which call exit(): the host's atexit handlers and stdio buffers are not the child's to run or
+ * flush. A lock that another context's thread holds in LLVM at that moment could still stop the
+ * child; the time limit makes that a build error too, not a hang.
+ *
+ * When any of this fails (another clang, a system that forbids fork or memfds), builds run a
+ * clang-19 process instead (frontend.c); WEFT_CLANG asks for that process. */
 #include "compiler.h"
 #include "runtime.h"
 
@@ -32,7 +46,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +59,6 @@ typedef int cc1_main_fn(const char *const *argv, size_t argc, const char *argv0,
 #define CC1_MAIN "_Z8cc1_mainN4llvm8ArrayRefIPKcEES2_Pv"
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t one_compile = PTHREAD_MUTEX_INITIALIZER;
 static cc1_main_fn *cc1_main; /* NULL: not loaded */
 static char clang_exe[PATH_MAX], resource_dir[PATH_MAX + 32];
 
@@ -235,12 +248,14 @@ static int cc1_takes(const char *const *user, int n) {
 }
 
 /* Runs cc1 on `path` (with_stdin: the source is on fd 0, named `path`), writing the bitcode to
- * fd 1 and the diagnostics to fd 2 of this thread's own table. Returns cc1's exit status. */
+ * fd 1 and the diagnostics to fd 2. Returns cc1's exit status. -disable-free, as clang's driver
+ * passes it: the child ends right after. */
 static int run_cc1(const char *path, int with_stdin, const char *const *user, int nuser) {
   const char *argv[N_DRIVER_ARGS + MAX_USER_ARGS + 16];
   char cwd[PATH_MAX + 32] = "-fdebug-compilation-dir=", include[sizeof resource_dir + 16];
   size_t argc = 0;
   for (; argc < N_DRIVER_ARGS; argc++) argv[argc] = driver_args[argc];
+  argv[argc++] = "-disable-free";
   const char *base = strrchr(path, '/');
   argv[argc++] = "-main-file-name", argv[argc++] = with_stdin ? "-" : base ? base + 1 : path;
   if (getcwd(cwd + strlen(cwd), PATH_MAX)) argv[argc++] = cwd;
@@ -250,27 +265,14 @@ static int run_cc1(const char *path, int with_stdin, const char *const *user, in
   for (int i = 0; i < nuser; i++) argv[argc++] = user[i];
   const char *tail[] = {"-o", "-", "-x", "cl", with_stdin ? "-" : path};
   for (size_t i = 0; i < 5; i++) argv[argc++] = tail[i];
-  pthread_mutex_lock(&one_compile);
-  int status = cc1_main(argv, argc, clang_exe, NULL);
-  pthread_mutex_unlock(&one_compile);
-  return status;
-}
-
-/* This thread's own file table, holding only 0, 1 and 2: clang's stdout and stderr become its
- * own, and it holds none of the host's files open (a pipe's end, say). */
-static int own_files(void) {
-  if (unshare(CLONE_FILES) != 0) return -1;
-  close_range(3, ~0U, 0);
-  return 0;
+  return cc1_main(argv, argc, clang_exe, NULL);
 }
 
 /* Set when the process exits: libLLVM's static destructors are about to run, and loading
  * (libclang-cpp's constructors) must not be running then. */
 static atomic_int leaving;
 
-/* WEFT_DEBUG=time tells how long loading took and whether it worked. Only loading runs in the
- * background: libclang-cpp's destructors, which exit() runs before weft's wait_for_loader, must
- * not find a compile running. */
+/* WEFT_DEBUG=time tells how long loading took and whether it worked. */
 static void load(void) {
   double t = rt_now_ms();
   if (atomic_load(&leaving)) return;
@@ -280,7 +282,8 @@ static void load(void) {
             cc1_main ? "" : " (failed: builds run clang-19 as a process)");
 }
 
-/* Threads that run cc1 get the stack that clang's main thread has. */
+/* The threads that load clang and that fork a compile's child (whose one thread is a copy of
+ * the forking one, and runs cc1) get the stack that clang's main thread has. */
 static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
   pthread_attr_t a;
   pthread_attr_init(&a);
@@ -322,47 +325,86 @@ void cc1_start(void) {
   if (!process_wanted()) pthread_once(&started, start_loading);
 }
 
+/* ---- compiling, in a child ---- */
+
 typedef struct cc1_job {
   const char *path, *text;
   const char *user[MAX_USER_ARGS]; /* the build options, split */
   int nuser;
-  char *bitcode, *log;
-  size_t len;
-  int ran;
+  int out, err; /* memfds: the bitcode, the diagnostics */
+  pid_t pid;    /* the child; -1: none */
 } cc1_job;
 
-/* One compile, on a thread of its own; its file table, and the memfds in it, end with it. */
-static void *compile_job(void *arg) {
+#define SETUP_FAILED 125 /* the child's exit status when it could not set up its files */
+
+/* The child's fds 0, 1 and 2 are the source (none for a file), the bitcode and the diagnostics,
+ * and it holds no other: clang writes to its stdout and stderr, and none of the host's files (a
+ * pipe's end, say) stay open in it. The three go above 2 first, since in a host that closed its
+ * own 0, 1 or 2 they may be there. */
+static int child_files(const cc1_job *j) {
+  int fds[3] = {j->text ? file_text_fd(j->text) : -1, j->out, j->err};
+  if (j->text && fds[0] < 0) return -1;
+  for (int i = 0; i < 3; i++)
+    if (fds[i] >= 0 && (fds[i] = fcntl(fds[i], F_DUPFD, 3)) < 0) return -1;
+  for (int i = 0; i < 3; i++)
+    if (fds[i] < 0 ? close(i) != 0 && errno != EBADF : dup2(fds[i], i) != i) return -1;
+  close_range(3, ~0U, 0);
+  return 0;
+}
+
+/* clang calls exit() on a fatal error: this ends the child there, before the host's atexit
+ * handlers (registered earlier, so run later) and the flush of the host's stdio buffers, whose
+ * copies the parent still holds and will write itself. */
+static void leave_now(int status, void *unused) {
+  (void)unused;
+  _exit(status);
+}
+
+/* The child ends with _exit whichever way clang ends, and dies of its own crash: a signal the
+ * host handles goes back to its default, as exec would do (the weft command, for one, reports
+ * its own crashes from a handler that writes to fd 2, which here is clang's diagnostics). */
+static _Noreturn void compile_in_child(const cc1_job *j) {
+  struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+  sigemptyset(&dfl.sa_mask);
+  for (int s = 1; s < NSIG; s++)
+    if (sigaction(s, NULL, &old) == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
+      sigaction(s, &dfl, NULL);
+  on_exit(leave_now, NULL);
+  _exit(child_files(j) == 0 ? run_cc1(j->path, j->text != NULL, j->user, j->nuser) : SETUP_FAILED);
+}
+
+/* On a thread with the stack that clang's main thread has, which becomes the child's one
+ * thread; after the load, so that no other thread holds the dynamic loader's lock. */
+static void *fork_child(void *arg) {
   cc1_job *j = arg;
-  if (own_files() != 0) return NULL;
   pthread_once(&load_once, load);
-  int out = memfd_create("cc1-bitcode", 0), err = memfd_create("cc1-diagnostics", 0);
-  int in = j->text ? file_text_fd(j->text) : -1;
-  if (!cc1_main || out < 0 || err < 0 || (j->text && in < 0) || dup2(out, 1) != 1 ||
-      dup2(err, 2) != 2 || (j->text && dup2(in, 0) != 0))
-    return NULL;
-  int failed = run_cc1(j->path, j->text != NULL, j->user, j->nuser);
-  size_t loglen;
-  j->bitcode = failed ? NULL : file_read_back(out, &j->len);
-  j->log = file_read_back(err, &loglen);
-  j->ran = 1;
+  j->pid = cc1_main ? fork() : -1;
+  if (j->pid == 0) compile_in_child(j);
   return NULL;
 }
 
-int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
+int cc1_compile(const char *path, const char *text, const char *options, const frontend_run *run,
                 char **bitcode, size_t *len, char **log) {
   if (process_wanted()) return -1;
-  cc1_job j = {.path = path, .text = text};
+  cc1_job j = {.path = path,
+               .text = text,
+               .out = memfd_create("cc1-bitcode", MFD_CLOEXEC),
+               .err = memfd_create("cc1-diagnostics", MFD_CLOEXEC),
+               .pid = -1};
   char *split = strdup(options ? options : "");
   pthread_t t;
-  int started = split && (j.nuser = file_split_options(split, j.user, MAX_USER_ARGS)) >= 0 &&
-                cc1_takes(j.user, j.nuser) && start_thread(&t, compile_job, &j) == 0;
-  if (started && idle) idle->fn(idle->arg);
-  if (started) pthread_join(t, NULL);
+  if (split && j.out >= 0 && j.err >= 0 &&
+      (j.nuser = file_split_options(split, j.user, MAX_USER_ARGS)) >= 0 &&
+      cc1_takes(j.user, j.nuser) && start_thread(&t, fork_child, &j) == 0)
+    pthread_join(t, NULL); /* the build's idle (LLVM code generation) starts after the fork */
+  int code = SETUP_FAILED;
+  if (j.pid > 0)
+    code = child_finish(j.pid, rt_now_ms(), run, path, j.out, j.err, bitcode, len, log);
+  if (j.pid > 0 && code == SETUP_FAILED) free(*log), *log = NULL; /* and *bitcode is NULL */
+  if (j.out >= 0) close(j.out);
+  if (j.err >= 0) close(j.err);
   free(split);
-  if (!j.ran) return -1;
-  *bitcode = j.bitcode, *len = j.len, *log = j.log;
-  return 0;
+  return code == SETUP_FAILED ? -1 : 0;
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -3,7 +3,8 @@
  * The pipeline (pipeline.c lists every pass in order; api.c calls it, `weft cfg` its analysis):
  *
  *   OpenCL C
- *     |  front end        frontend.c, cc1.c   clang-19 (in this process, or as a child process)
+ *     |  front end        frontend.c, cc1.c,  clang-19 (its cc1 in a child forked from this
+ *     |                   child.c             process, or a clang-19 process)
  *     |  builtin expansion expand_*.c,        vloadN, conversions, printf's vectors ... become IR;
  *     |                   builtin_types.c     builtins' vectors in their own types
  *     |  canonicalisation frontend.c          helpers inlined, SSA, branches kept as branches
@@ -73,14 +74,18 @@ typedef struct frontend_result {
   LLVMModuleRef module; /* NULL on failure */
   char *log;            /* clang's diagnostics or weft's message; malloc'd, may be NULL */
 } frontend_result;
-/* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 into
- * a module. idle, when not NULL, runs on this thread while clang works. */
-typedef struct frontend_idle {
-  void (*fn)(void *arg);
+/* How clang runs for a build: idle, when not NULL, runs on the building thread while clang
+ * works; a compile that runs longer than timeout_s is stopped. A NULL frontend_run: no idle, and
+ * WEFT_DEFAULT_BUILD_TIMEOUT_S. */
+typedef struct frontend_run {
+  void (*idle)(void *arg);
   void *arg;
-} frontend_idle;
+  double timeout_s;
+} frontend_run;
+/* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 into
+ * a module. */
 weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *source,
-                           const char *options, const frontend_idle *idle, frontend_result *out);
+                           const char *options, const frontend_run *run, frontend_result *out);
 /* Builtin expansion: struct parameters private, printf's vector conversions, builtins' vectors
  * in their own types, and the builtins that are plain IR expanded (expand_*.c). */
 void frontend_expand(LLVMModuleRef m);
@@ -92,13 +97,24 @@ void frontend_fuse_calls(LLVMModuleRef m);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 
-/* --- cc1.c: clang's cc1 inside this process --- */
+/* --- cc1.c: clang's cc1 loaded into this process, each compile in a child forked from it --- */
 void cc1_start(void); /* loads it on a thread of its own, once per process */
-/* Compiles the file `path`, or `text` (NULL: the file) with `options`, running idle meanwhile.
- * Returns 0 with *bitcode (NULL when clang failed) and *log (its diagnostics), or -1 when cc1
- * cannot run in this process or the options need clang's driver. */
-int cc1_compile(const char *path, const char *text, const char *options, const frontend_idle *idle,
+/* Compiles the file `path`, or `text` (NULL: the file) with `options`, as `run` says. Returns 0
+ * with *bitcode (NULL when clang failed, crashed or was stopped) and *log (its diagnostics, and
+ * how it ended if it did not exit), or -1 when cc1 cannot run from this process or the options
+ * need clang's driver. */
+int cc1_compile(const char *path, const char *text, const char *options, const frontend_run *run,
                 char **bitcode, size_t *len, char **log);
+
+/* --- child.c: a compile's process, waited for until its time limit, its end told --- */
+#include <sys/types.h>
+/* Runs run's idle, waits for the compile's child `pid` (started at since_ms, rt_now_ms's clock)
+ * until run's time limit, and reads back what it wrote to the memfds `out` and `err`: *bitcode
+ * (malloc'd; NULL unless it exited with 0 and wrote some) and *log (its diagnostics and, when it
+ * crashed or was stopped, a line that says so and names `file`). Returns its exit status, or -1
+ * when it did not exit. */
+int child_finish(pid_t pid, double since_ms, const frontend_run *run, const char *file, int out,
+                 int err, char **bitcode, size_t *len, char **log);
 
 /* --- ir.c: IR helpers that every pass may call (constants, types, intrinsic calls) --- */
 /* The integer constant v of type t, in every element when t is a vector (of at most 256). */
@@ -421,8 +437,7 @@ void perf_map_end(perf_map *pm, LLVMOrcLLJITRef lljit);
 cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv);
 /* The front end: OpenCL C to the canonical module (frontend.c's three steps, in order). */
 weft_status pipeline_front_end(LLVMContextRef ctx, const char *path, const char *source,
-                               const char *options, const frontend_idle *idle,
-                               frontend_result *out);
+                               const char *options, const frontend_run *run, frontend_result *out);
 /* A program's compiled form. */
 typedef struct program_code {
   char *log; /* the front end's diagnostics */
@@ -440,6 +455,7 @@ typedef struct pipeline_target {
   unsigned warp, lanes;
   int avx512;
   unsigned *builds; /* the context's count of builds, which names each one's symbols apart */
+  double build_timeout_s; /* how long clang may compile */
 } pipeline_target;
 /* Builds the file `path` (or `source`, named `path`) with clang options `options` into *p, for
  * x-aligned work-groups. On failure *p is empty and *err (malloc'd) says why. */

@@ -1,8 +1,9 @@
 /* Front end: OpenCL C to a canonical LLVM module.
  *
  * clang-19 compiles the kernel (-O0 without optnone, line tables kept, the fake address-space map
- * so that __global/__constant/__local stay apart) to bitcode: its cc1 inside this process when
- * it can be loaded (cc1.c), else clang-19 as a child process writing to a pipe. weft then
+ * so that __global/__constant/__local stay apart) to bitcode: its cc1, loaded into this process,
+ * in a child forked for the compile when it can (cc1.c), else a clang-19 process; either way a
+ * crash of clang or a compile past the build's time limit is a build error (child.c). weft then
  * canonicalizes the module with its own pass pipeline instead of clang's -O1: helpers are inlined
  * into kernels and values promoted to SSA, but the source's branches must survive, because the
  * branches are what weft schedules. simplifycfg would fold small if/else diamonds into selects even
@@ -58,91 +59,97 @@ static const char *clang_path(void) {
   return p && *p ? p : WEFT_CLANG_PATH;
 }
 
-/* Runs clang-19 as a process on `input`, with stdin from in_fd (-1: none), the bitcode to a pipe
- * and the diagnostics to a memfd; runs idle meanwhile. Sets *bitcode (NULL when clang
- * failed) and its diagnostics in *log; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
- * WEFT_SUCCESS. The command line must match cc1.c's driver_args. */
-static weft_status run_clang_process(const char *input, int in_fd, const char *options,
-                                     const frontend_idle *idle, char **bitcode, size_t *len,
-                                     char **log) {
+/* The clang-19 command line for `input` and the build options (split in place in opts) in argv
+ * (max entries): its length, or -1 when there are too many options. It must match cc1.c's
+ * driver_args; -fno-crash-diagnostics, so that a crash writes no reproducer to /tmp. */
+static int clang_command(const char **argv, int max, char *opts, const char *input) {
+  static const char *const fixed[] = {"-x",
+                                      "cl",
+                                      "-cl-std=CL1.2",
+                                      "-target",
+                                      "x86_64-unknown-linux-gnu",
+                                      "-Xclang",
+                                      "-ffake-address-space-map",
+                                      "-O0",
+                                      "-Xclang",
+                                      "-disable-O0-optnone",
+                                      "-gline-tables-only",
+                                      "-fno-color-diagnostics",
+                                      "-fno-crash-diagnostics",
+                                      "-cl-kernel-arg-info",
+                                      "-Wno-psabi",
+                                      "-emit-llvm",
+                                      "-c",
+                                      "-o",
+                                      "-"};
+  int argc = 0, nfixed = (int)(sizeof fixed / sizeof *fixed);
+  argv[argc++] = clang_path();
+  for (int i = 0; i < nfixed; i++) argv[argc++] = fixed[i];
+  int users = file_split_options(opts, argv + argc, max - argc - 2);
+  if (users < 0) return -1;
+  argc += users;
+  argv[argc++] = input;
+  argv[argc] = NULL;
+  return argc;
+}
+
+/* Starts argv[0] with stdin from in_fd (-1: this process's), stdout to out and stderr to err.
+ * Returns 0 or the error number. */
+static int spawn_clang(const char **argv, int in_fd, int out, int err, pid_t *pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+  posix_spawn_file_actions_adddup2(&fa, out, 1);
+  posix_spawn_file_actions_adddup2(&fa, err, 2);
+  int rc = posix_spawn(pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  return rc;
+}
+
+/* Runs clang-19 as a process on `input` (the file `path`, or "-" with the source on in_fd),
+ * writing the bitcode and the diagnostics to memfds, as `run` says (child.c). Sets *bitcode
+ * (NULL when clang failed) and *log; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
+ * WEFT_SUCCESS. */
+static weft_status run_clang_process(const char *path, const char *input, int in_fd,
+                                     const char *options, const frontend_run *run, char **bitcode,
+                                     size_t *len, char **log) {
   char *opts = strdup(options ? options : "");
-  const char *argv[64] = {clang_path(),
-                          "-x",
-                          "cl",
-                          "-cl-std=CL1.2",
-                          "-target",
-                          "x86_64-unknown-linux-gnu",
-                          "-Xclang",
-                          "-ffake-address-space-map",
-                          "-O0",
-                          "-Xclang",
-                          "-disable-O0-optnone",
-                          "-gline-tables-only",
-                          "-fno-color-diagnostics",
-                          "-cl-kernel-arg-info",
-                          "-Wno-psabi",
-                          "-emit-llvm",
-                          "-c",
-                          "-o",
-                          "-"};
-  int argc = 0, out[2] = {-1, -1}, err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
-  while (argv[argc]) argc++;
-  int users = opts ? file_split_options(opts, argv + argc, 62 - argc) : -1;
-  if (users < 0) {
+  const char *argv[64];
+  if (!opts || clang_command(argv, 64, opts, input) < 0) {
     free(opts);
-    if (err >= 0) close(err);
     *log = strdup("weft: too many build options (or no memory for them)");
     return WEFT_SUCCESS;
   }
-  argc += users;
-  argv[argc++] = input;
+  int out = memfd_create("clang-bitcode", MFD_CLOEXEC),
+      err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
   pid_t pid;
-  int rc = err < 0 || pipe2(out, O_CLOEXEC) != 0 ? errno : 0;
-  if (!rc) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err, 2);
-    rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-  }
-  if (rc) {
-    if (asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
-                 strerror(rc)) < 0)
-      *log = NULL;
-  } else {
-    if (idle) idle->fn(idle->arg);
-    *bitcode = file_read_fd(out[0], len);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    size_t loglen;
-    *log = file_read_back(err, &loglen);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || (*bitcode && *len == 0))
-      free(*bitcode), *bitcode = NULL;
-  }
-  if (out[0] >= 0) close(out[0]);
+  double since = rt_now_ms();
+  int rc = out < 0 || err < 0 ? errno : spawn_clang(argv, in_fd, out, err, &pid);
+  if (rc && asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
+                     strerror(rc)) < 0)
+    *log = NULL;
+  if (!rc) child_finish(pid, since, run, path, out, err, bitcode, len, log);
+  if (out >= 0) close(out);
   if (err >= 0) close(err);
   free(opts);
   return rc ? WEFT_ERROR_TOOLCHAIN : WEFT_SUCCESS;
 }
 
 /* Compiles the file `path`, or `source` named `path` in diagnostics (a #line directive), with cc1
- * in this process when it can (cc1.c), else with a clang-19 process. Sets *bitcode
+ * in a child of this process when it can (cc1.c), else with a clang-19 process. Sets *bitcode
  * (malloc'd) or NULL with *log set; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
  * WEFT_ERROR_BUILD when there is no bitcode. */
 static weft_status run_clang(const char *path, const char *source, const char *options,
-                             const frontend_idle *idle, char **bitcode, size_t *len, char **log) {
+                             const frontend_run *run, char **bitcode, size_t *len, char **log) {
   char *text = NULL;
   weft_status st = WEFT_SUCCESS;
   *bitcode = NULL;
   if (source && asprintf(&text, "#line 1 \"%s\"\n%s", path, source) < 0)
     return *log = strdup("weft: out of memory for the kernel source"), WEFT_ERROR_BUILD;
-  if (cc1_compile(path, text, options, idle, bitcode, len, log) != 0) {
+  if (cc1_compile(path, text, options, run, bitcode, len, log) != 0) {
     int in_fd = text ? file_text_fd(text) : -1;
     if (text && in_fd < 0) *log = strdup("weft: cannot hand the kernel source to clang-19");
-    else st = run_clang_process(text ? "-" : path, in_fd, options, idle, bitcode, len, log);
+    else st = run_clang_process(path, text ? "-" : path, in_fd, options, run, bitcode, len, log);
     if (in_fd >= 0) close(in_fd);
   }
   free(text);
@@ -371,7 +378,7 @@ static weft_status check_options(const char *options, frontend_result *out) {
 }
 
 weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *source,
-                           const char *options, const frontend_idle *idle, frontend_result *out) {
+                           const char *options, const frontend_run *run, frontend_result *out) {
   memset(out, 0, sizeof *out);
   weft_status st = check_options(options, out);
   if (st) return st;
@@ -382,6 +389,6 @@ weft_status frontend_parse(LLVMContextRef ctx, const char *path, const char *sou
   }
   size_t len = 0;
   char *bitcode;
-  st = run_clang(path, source, options, idle, &bitcode, &len, &out->log);
+  st = run_clang(path, source, options, run, &bitcode, &len, &out->log);
   return st ? st : read_bitcode(ctx, bitcode, len, out);
 }

@@ -31,9 +31,8 @@ cfg *pipeline_analyse(weft_arena *a, LLVMValueRef fn, divergence **dv) {
 /* ---- building a program ---- */
 
 weft_status pipeline_front_end(LLVMContextRef ctx, const char *path, const char *source,
-                               const char *options, const frontend_idle *idle,
-                               frontend_result *out) {
-  weft_status st = frontend_parse(ctx, path, source, options, idle, out); /* clang-19 */
+                               const char *options, const frontend_run *run, frontend_result *out) {
+  weft_status st = frontend_parse(ctx, path, source, options, run, out); /* clang-19 */
   if (st) return st;
   frontend_expand(out->module);                       /* builtins that are plain IR */
   st = frontend_canonicalize(out->module, &out->log); /* inlined, SSA, branches kept */
@@ -157,9 +156,9 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   memset(p, 0, sizeof *p);
   LLVMContextRef llvm = LLVMContextCreate();
   frontend_result fr;
-  frontend_idle idle = {warm_up, (void *)t};
+  frontend_run run = {warm_up, (void *)t, t->build_timeout_s};
   double since = debug_time(NULL, 0);
-  weft_status st = pipeline_front_end(llvm, path, source, options, &idle, &fr);
+  weft_status st = pipeline_front_end(llvm, path, source, options, &run, &fr);
   if (st) {
     *err = fr.log ? fr.log : strdup("weft: the front end failed");
     LLVMContextDispose(llvm);

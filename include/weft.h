@@ -15,10 +15,13 @@
  * while a kernel (or program) made from it exists only makes the handle unusable, and its
  * memory, threads and code go with the last kernel (or program) released.
  *
- * Building runs clang-19's compiler (cc1) inside the process: the first weft_context_create
- * loads it on a thread of its own, and each compile runs on a thread whose file descriptors are
- * its own, so that clang's output never reaches the host's stdout or stderr. With WEFT_CLANG
- * set, or where clang cannot be loaded, builds run clang-19 as a child process instead. */
+ * Building runs clang-19's compiler (cc1), loaded into the process by the first
+ * weft_context_create on a thread of its own, in a child process forked for each compile: clang's
+ * output never reaches the host's stdout or stderr, and a crash of clang (or a compile that runs
+ * longer than weft_options.build_timeout_s) fails the build with a message instead of taking the
+ * host down. With WEFT_CLANG set, or where clang cannot be loaded, builds run clang-19 as a child
+ * process instead. A child runs none of the host's atexit handlers and flushes none of its
+ * stdio buffers. */
 #ifndef WEFT_H
 #define WEFT_H
 
@@ -84,8 +87,14 @@ typedef struct weft_options {
    * source line and what the others wait for, and names a SIMT deadlock (lanes that spin
    * while the lanes they wait for are parked at a reconvergence point) as such. */
   double timeout_s;
+  /* Seconds clang may take to compile a program's source (0: the WEFT_BUILD_TIMEOUT environment
+   * variable's, if set, else WEFT_DEFAULT_BUILD_TIMEOUT_S; else positive, at most
+   * WEFT_MAX_TIMEOUT_S). A compile that runs longer is stopped, and the build fails with
+   * WEFT_ERROR_BUILD and a message that names the file and the limit. */
+  double build_timeout_s;
 } weft_options;
 #define WEFT_MAX_TIMEOUT_S 1e6
+#define WEFT_DEFAULT_BUILD_TIMEOUT_S 120.0
 
 WEFT_API weft_status weft_context_create(const weft_options *options, weft_context **out);
 /* Checks options as weft_context_create does: WEFT_ERROR_INVALID_VALUE with why (n bytes, may

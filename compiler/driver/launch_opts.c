@@ -14,7 +14,6 @@
  * options only those that define macros, add include folders inside the file's own folder, or
  * set OpenCL and warning flags; the rest is refused, naming the file and line. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,8 +314,9 @@ int launch_fail_status(const launch *l, weft_status st, const char *what) {
   const char *why = weft_last_error(l->s.ctx);
   size_t n = strlen(why);
   while (n && why[n - 1] == '\n') n--;
+  size_t weft = strncmp(why, "weft: ", 6) ? 0 : 6; /* the line says weft once */
   if (n && !memchr(why, '\n', n))
-    return fail(1, "%s failed: %.*s (%s)", what, (int)n, why, weft_status_name(st));
+    return fail(1, "%s failed: %.*s (%s)", what, (int)(n - weft), why + weft, weft_status_name(st));
   print_text(why);
   return fail(1, "%s failed: %s", what, weft_status_name(st));
 }
@@ -612,9 +612,10 @@ int launch_read(launch *l, const launch_cmd *cmd, int argc, char **argv) {
 }
 
 /* A kernel that runs past the end of a buffer (each ends at a guard page: weft_buffer_alloc)
- * stops with SIGSEGV, and clang or LLVM can crash during the build (an internal error, memory
- * running out: std::bad_alloc aborts); this says which, with the command and the file, and
- * exits 1, instead of dying with no word. The text is set for the phase, before it starts, and
+ * stops with SIGSEGV, and LLVM can crash during the build's code generation, which runs in this
+ * process (an internal error, memory running out: std::bad_alloc aborts; clang runs in a child,
+ * whose crash is a build error); this says which, with the command and the file, and exits 1,
+ * instead of dying with no word. The text is set for the phase, before it starts, and
  * the signal handler only writes it out (write and _exit are async-signal-safe). */
 static char fault_text[1200];
 static size_t fault_len;
@@ -630,10 +631,7 @@ static void on_fault(int sig) {
    * the middle of a printf can hold stdout, and then the output is left rather than waited
    * for. */
   if (ftrylockfile(stdout) == 0) fflush_unlocked(stdout), funlockfile(stdout);
-  /* The process's stderr: a thread that runs clang has a file table of its own (cc1.c), whose
-   * fd 2 is clang's diagnostics. */
-  int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC);
-  ssize_t written = write(fd >= 0 ? fd : 2, fault_text, fault_len);
+  ssize_t written = write(2, fault_text, fault_len);
   (void)written; /* nothing more to do if stderr is gone */
   _exit(1);
 }
@@ -655,8 +653,8 @@ static void catch_crashes(size_t n) {
 
 static void catch_build_crashes(const launch *l) {
   set_fault_text(snprintf(fault_text, sizeof fault_text,
-                          "weft: %s: the build of %s stopped: clang or LLVM crashed (an internal "
-                          "error, or memory ran out: the line above may say which); nothing was "
+                          "weft: %s: the build of %s stopped: LLVM crashed (an internal error, "
+                          "or memory ran out: the line above may say which); nothing was "
                           "written\n",
                           l->cmd->name, l->o.file));
   catch_crashes(sizeof crash_signals / sizeof *crash_signals);

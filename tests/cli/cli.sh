@@ -140,17 +140,61 @@ run_underrun() {
 test_run_error_local_underrun() { run_underrun 0; }
 test_run_error_global_underrun() { run_underrun 1; }
 
-# clang or LLVM crashing in a build (an internal error; std::bad_alloc when memory runs out):
-# the build's file is named and the exit status is 1, never a death by signal with no word
-build_crashed='the build of [^ ]+ stopped: clang or LLVM crashed'
+# clang crashing in a build: it compiles in a child process, so the build fails with a message
+# that names the file and the signal, and the exit status is 1, never a death by signal
 test_run_error_clang_crash() {
   weft run "$SRC/tests/cli/clang_crash.cl" -g 1 --arg 'i32[1]=zero'
   expect_status 1
-  expect_line "weft: run: the build of .*clang_crash.cl stopped: clang or LLVM crashed"
+  expect_line "weft: build of .*clang_crash.cl failed: clang crashed \(SIGILL\) compiling .*clang_crash.cl"
 }
 
-# 300 MB of address space is too little for clang and LLVM: a clear error, or (if it one day
+# 10,000 nested ifs overflow the stack of clang's recursive parser: a build error that says so
+test_run_error_clang_stack_overflow() {
+  awk 'BEGIN { printf "__kernel void k(__global int *o) {\n  int x = o[0];\n  ";
+               for (i = 0; i < 10000; i++) printf "if (x) ";
+               print "o[0] = 1;\n}" }' >"$dir/deep.cl"
+  weft run "$dir/deep.cl" -g 1 --arg 'i32[1]=zero'
+  expect_status 1
+  expect_line "clang crashed \(SIGSEGV\) compiling .*deep.cl: deeply nested code"
+}
+
+# a kernel whose macros expand to 2^32 statements: stopped at the build time limit, in time
+slow_kernel() {
+  cat >"$dir/slow.cl" <<'KERNEL'
+#define A(x) x x
+#define B(x) A(A(A(A(x))))
+#define C(x) B(B(B(B(x))))
+__kernel void k(__global int *o) { int y = 0; C(C(y++;)) o[0] = y; }
+KERNEL
+}
+test_run_error_build_timeout() {
+  slow_kernel
+  start=$(date +%s)
+  WEFT_BUILD_TIMEOUT=1 weft run "$dir/slow.cl" -g 1 --arg 'i32[1]=zero'
+  expect_status 1
+  expect_line "clang ran longer than the build time limit of 1 s compiling .*slow.cl"
+  [ $(($(date +%s) - start)) -lt 30 ] || fail "the build took $(($(date +%s) - start)) s"
+}
+
+# the same kernel where memory runs out first: clang's abort is a build error that says why
+test_run_error_clang_out_of_memory() {
+  if ! (ulimit -v 300000 && exec "$WEFT" --help) >/dev/null 2>&1; then
+    echo "skipped: this weft cannot start at all under ulimit -v (a sanitizer's shadow memory)"
+    return 0
+  fi
+  slow_kernel
+  status=0
+  (ulimit -v 600000 && WEFT_BUILD_TIMEOUT=60 exec "$WEFT" run "$dir/slow.cl" --threads 1 -g 1 \
+    --arg 'i32[1]=zero') >"$out" 2>&1 || status=$?
+  expect_status 1
+  expect_line "clang crashed \(SIGABRT\) compiling .*slow.cl: it ran out of memory"
+}
+
+# LLVM crashing in the build's code generation, which runs in weft's process (an internal
+# error; std::bad_alloc when memory runs out): the build's file is named and the exit status is
+# 1. 300 MB of address space is too little for clang and LLVM: a clear error, or (if it one day
 # fits) a run that works; never an abort
+build_crashed='the build of [^ ]+ stopped: LLVM crashed'
 test_run_error_out_of_memory() {
   if ! (ulimit -v 300000 && exec "$WEFT" --help) >/dev/null 2>&1; then
     echo "skipped: this weft cannot start at all under ulimit -v (a sanitizer's shadow memory)"

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "weft.h"
 
@@ -248,6 +249,16 @@ static weft_status run_one(weft_context *ctx, const char *name, const char *src,
   return st;
 }
 
+/* The context (still) builds a kernel from a string and runs it. */
+static void still_builds(weft_context *ctx) {
+  int ones[8] = {0};
+  assert_int_equal(run_one(ctx, "one.cl",
+                           "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }", 1,
+                           (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, sizeof ones, ones}}, 8, 8),
+                   WEFT_SUCCESS);
+  for (int i = 0; i < 8; i++) assert_int_equal(ones[i], 1);
+}
+
 static void write_text(const char *dir, const char *name, const char *text) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -303,12 +314,7 @@ static void both_ways_of_running_clang_agree(void **state) {
     for (int i = 0; i < 8; i++) assert_int_equal(out[i], 3);
     assert_int_equal(build_and_run(ctx, dir, "def.cl", "-DD=7", out), WEFT_SUCCESS);
     for (int i = 0; i < 8; i++) assert_int_equal(out[i], 7);
-    int ones[8] = {0};
-    assert_int_equal(run_one(ctx, "one.cl",
-                             "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }", 1,
-                             (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, sizeof ones, ones}}, 8, 8),
-                     WEFT_SUCCESS);
-    for (int i = 0; i < 8; i++) assert_int_equal(ones[i], 1);
+    still_builds(ctx);
     weft_context_release(ctx);
     unsetenv("WEFT_CLANG");
   }
@@ -805,6 +811,85 @@ static void output_that_is_not_bitcode_is_a_build_error(void **state) {
   assert_non_null(strstr(weft_last_error(ctx), "clang-19 wrote no LLVM bitcode"));
 }
 
+/* ---- clang compiles in a child process: its crash, its stack overflow and a compile past the
+ * build's time limit are build errors that name the file, and the host builds on ---- */
+
+static void expect_build_error(weft_context *ctx, const char *name, const char *src,
+                               const char *says) {
+  weft_program *p = (weft_program *)1;
+  assert_int_equal(weft_program_build_source(ctx, name, src, NULL, &p), WEFT_ERROR_BUILD);
+  assert_null(p);
+  if (!strstr(weft_last_error(ctx), says))
+    fail_msg("'%s' does not say '%s'", weft_last_error(ctx), says);
+}
+
+static void clang_crash_is_a_build_error(void **state) {
+  weft_context *ctx = *state;
+  expect_build_error(ctx, "crash.cl",
+                     "__kernel void k(__global int *o) {\n#pragma clang __debug crash\n"
+                     "  o[0] = 1;\n}\n",
+                     "clang crashed (SIGILL) compiling crash.cl");
+  still_builds(ctx);
+}
+
+/* 10,000 nested ifs overflow the stack of clang's recursive parser (SIGSEGV). */
+static void deep_nesting_is_a_build_error(void **state) {
+  weft_context *ctx = *state;
+  enum { DEPTH = 10000 };
+  char *src = malloc(DEPTH * 7 + 128), *at = src;
+  assert_non_null(src);
+  at += sprintf(at, "__kernel void k(__global int *o) {\n  int x = o[0];\n  ");
+  for (int i = 0; i < DEPTH; i++) at += sprintf(at, "if (x) ");
+  sprintf(at, "o[0] = 1;\n}\n");
+  expect_build_error(ctx, "deep.cl", src,
+                     "clang crashed (SIGSEGV) compiling deep.cl: deeply nested code");
+  free(src);
+  still_builds(ctx);
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Macros that expand to 2^32 statements: clang would take hours (and all the memory). */
+static const char slow[] = "#define A(x) x x\n"
+                           "#define B(x) A(A(A(A(x))))\n"
+                           "#define C(x) B(B(B(B(x))))\n"
+                           "__kernel void k(__global int *o) { int y = 0; C(C(y++;)) o[0] = y; }\n";
+
+/* build_timeout_s and WEFT_BUILD_TIMEOUT: checked, 120 s by default, and a compile past a limit
+ * of 1 s is stopped in time, both ways of running clang. */
+static void build_time_limit_stops_clang(void **state) {
+  (void)state;
+  weft_options o = {.threads = 1, .warp = 8, .lanes = 4, .build_timeout_s = -1};
+  weft_context *ctx;
+  char why[256];
+  assert_int_equal(weft_options_check(&o, why, sizeof why), WEFT_ERROR_INVALID_VALUE);
+  assert_non_null(strstr(why, "build_timeout_s must be 0 (the default)"));
+  o.build_timeout_s = 0;
+  setenv("WEFT_BUILD_TIMEOUT", "soon", 1);
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_ERROR_INVALID_VALUE);
+  unsetenv("WEFT_BUILD_TIMEOUT");
+  assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+  assert_true(weft_context_options(ctx).build_timeout_s == WEFT_DEFAULT_BUILD_TIMEOUT_S);
+  weft_context_release(ctx);
+  setenv("WEFT_BUILD_TIMEOUT", "1", 1);
+  for (int process = 0; process < 2; process++) {
+    if (process) setenv("WEFT_CLANG", WEFT_CLANG_PATH, 1);
+    assert_int_equal(weft_context_create(&o, &ctx), WEFT_SUCCESS);
+    double t0 = now_s();
+    expect_build_error(ctx, "slow.cl", slow,
+                       "clang ran longer than the build time limit of 1 s compiling slow.cl");
+    if (now_s() - t0 > 10) fail_msg("stopped after %.1f s", now_s() - t0);
+    still_builds(ctx);
+    weft_context_release(ctx);
+    unsetenv("WEFT_CLANG");
+  }
+  unsetenv("WEFT_BUILD_TIMEOUT");
+}
+
 /* NULL where a pointer is needed is WEFT_ERROR_INVALID_VALUE (or "", NULL, 0 where a call
  * returns no status), never a crash; releasing NULL does nothing. */
 static void null_pointers_are_invalid_values(void **state) {
@@ -1078,6 +1163,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(buffers_end_at_a_guard_page),
       cmocka_unit_test(build_options_that_write_or_load_are_refused),
       cmocka_unit_test(output_that_is_not_bitcode_is_a_build_error),
+      cmocka_unit_test(clang_crash_is_a_build_error),
+      cmocka_unit_test(deep_nesting_is_a_build_error),
+      cmocka_unit_test(build_time_limit_stops_clang),
       cmocka_unit_test(null_pointers_are_invalid_values),
       cmocka_unit_test(released_handles_are_refused),
       cmocka_unit_test(kernel_keeps_program_and_context_alive),
