@@ -404,7 +404,7 @@ int cc1_compile(const char *path, const char *text, const char *options, const f
   if (j.out >= 0) close(j.out);
   if (j.err >= 0) close(j.err);
   free(split);
-  return code == SETUP_FAILED ? -1 : 0;
+  return code == SETUP_FAILED ? -1 : code == CHILD_NO_MEMORY ? CHILD_NO_MEMORY : 0;
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -58,13 +58,17 @@ static child_end child_wait(pid_t pid, double deadline_ms, int *status) {
   return end;
 }
 
+/* clang aborts where an allocation fails (std::bad_alloc, or LLVM's own report). */
+static int ran_out_of_memory(int sig, const char *log) {
+  return sig == SIGABRT && log && (strstr(log, "out of memory") || strstr(log, "bad_alloc"));
+}
+
 /* What a signal that ended clang probably means. */
 static const char *signal_hint(int sig, const char *log) {
   if (sig == SIGSEGV || sig == SIGBUS)
     return ": deeply nested code (thousands of nested `if`s, or a long `else if` chain) can "
            "overflow its stack";
-  if (sig == SIGABRT && log && (strstr(log, "out of memory") || strstr(log, "bad_alloc")))
-    return ": it ran out of memory";
+  if (ran_out_of_memory(sig, log)) return ": it ran out of memory";
   if (sig == SIGKILL) return ": by the system, perhaps when memory ran out";
   return "";
 }
@@ -105,6 +109,7 @@ int child_finish(pid_t pid, double since_ms, const frontend_run *run, const char
   *bitcode = code == 0 ? file_read_back(out, len) : NULL;
   if (*bitcode && *len == 0) free(*bitcode), *bitcode = NULL;
   *log = file_read_back(err, &loglen);
+  if (end == CHILD_KILLED && ran_out_of_memory(WTERMSIG(status), *log)) code = CHILD_NO_MEMORY;
   child_report(log, end, status, file, limit_s);
   return code;
 }

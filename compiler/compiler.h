@@ -101,8 +101,8 @@ LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after
 void cc1_start(void); /* loads it on a thread of its own, once per process */
 /* Compiles the file `path`, or `text` (NULL: the file) with `options`, as `run` says. Returns 0
  * with *bitcode (NULL when clang failed, crashed or was stopped) and *log (its diagnostics, and
- * how it ended if it did not exit), or -1 when cc1 cannot run from this process or the options
- * need clang's driver. */
+ * how it ended if it did not exit), CHILD_NO_MEMORY when clang ran out of memory (*log says
+ * so), or -1 when cc1 cannot run from this process or the options need clang's driver. */
 int cc1_compile(const char *path, const char *text, const char *options, const frontend_run *run,
                 char **bitcode, size_t *len, char **log);
 
@@ -111,8 +111,9 @@ int cc1_compile(const char *path, const char *text, const char *options, const f
 /* Runs run's idle, waits for the compile's child `pid` (started at since_ms, rt_now_ms's clock)
  * until run's time limit, and reads back what it wrote to the memfds `out` and `err`: *bitcode
  * (malloc'd; NULL unless it exited with 0 and wrote some) and *log (its diagnostics and, when it
- * crashed or was stopped, a line that says so and names `file`). Returns its exit status, or -1
- * when it did not exit. */
+ * crashed or was stopped, a line that says so and names `file`). Returns its exit status,
+ * CHILD_NO_MEMORY when it ended because an allocation failed, or -1 when it did not exit. */
+enum { CHILD_NO_MEMORY = -2 };
 int child_finish(pid_t pid, double since_ms, const frontend_run *run, const char *file, int out,
                  int err, char **bitcode, size_t *len, char **log);
 

@@ -108,8 +108,8 @@ static int spawn_clang(const char **argv, int in_fd, int out, int err, pid_t *pi
 
 /* Runs clang-19 as a process on `input` (the file `path`, or "-" with the source on in_fd),
  * writing the bitcode and the diagnostics to memfds, as `run` says (child.c). Sets *bitcode
- * (NULL when clang failed) and *log; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
- * WEFT_SUCCESS. */
+ * (NULL when clang failed) and *log; returns WEFT_ERROR_TOOLCHAIN when clang cannot run,
+ * WEFT_ERROR_OUT_OF_MEMORY when it ran out of memory, else WEFT_SUCCESS. */
 static weft_status run_clang_process(const char *path, const char *input, int in_fd,
                                      const char *options, const frontend_run *run, char **bitcode,
                                      size_t *len, char **log) {
@@ -128,25 +128,30 @@ static weft_status run_clang_process(const char *path, const char *input, int in
   if (rc && asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
                      strerror(rc)) < 0)
     *log = NULL;
-  if (!rc) child_finish(pid, since, run, path, out, err, bitcode, len, log);
+  int code = rc ? 0 : child_finish(pid, since, run, path, out, err, bitcode, len, log);
   if (out >= 0) close(out);
   if (err >= 0) close(err);
   free(opts);
-  return rc ? WEFT_ERROR_TOOLCHAIN : WEFT_SUCCESS;
+  return rc                        ? WEFT_ERROR_TOOLCHAIN
+         : code == CHILD_NO_MEMORY ? WEFT_ERROR_OUT_OF_MEMORY
+                                   : WEFT_SUCCESS;
 }
 
 /* Compiles the file `path`, or `source` named `path` in diagnostics (a #line directive), with cc1
  * in a child of this process when it can (cc1.c), else with a clang-19 process. Sets *bitcode
- * (malloc'd) or NULL with *log set; returns WEFT_ERROR_TOOLCHAIN when clang cannot run, else
- * WEFT_ERROR_BUILD when there is no bitcode. */
+ * (malloc'd) or NULL with *log set; returns WEFT_ERROR_TOOLCHAIN when clang cannot run,
+ * WEFT_ERROR_OUT_OF_MEMORY when it ran out of memory, else WEFT_ERROR_BUILD when there is no
+ * bitcode. */
 static weft_status run_clang(const char *path, const char *source, const char *options,
                              const frontend_run *run, char **bitcode, size_t *len, char **log) {
   char *text = NULL;
   weft_status st = WEFT_SUCCESS;
   *bitcode = NULL;
   if (source && asprintf(&text, "#line 1 \"%s\"\n%s", path, source) < 0)
-    return *log = strdup("weft: out of memory for the kernel source"), WEFT_ERROR_BUILD;
-  if (cc1_compile(path, text, options, run, bitcode, len, log) != 0) {
+    return *log = strdup("weft: out of memory for the kernel source"), WEFT_ERROR_OUT_OF_MEMORY;
+  int ran = cc1_compile(path, text, options, run, bitcode, len, log);
+  if (ran == CHILD_NO_MEMORY) st = WEFT_ERROR_OUT_OF_MEMORY;
+  else if (ran != 0) {
     int in_fd = text ? file_text_fd(text) : -1;
     if (text && in_fd < 0) *log = strdup("weft: cannot hand the kernel source to clang-19");
     else st = run_clang_process(path, text ? "-" : path, in_fd, options, run, bitcode, len, log);

@@ -188,6 +188,7 @@ test_run_error_clang_out_of_memory() {
     --arg 'i32[1]=zero') >"$out" 2>&1 || status=$?
   expect_status 1
   expect_line "clang crashed \(SIGABRT\) compiling .*slow.cl: it ran out of memory"
+  expect_line "WEFT_ERROR_OUT_OF_MEMORY"
 }
 
 # LLVM crashing in the build's code generation, which runs in weft's process (an internal
