@@ -233,7 +233,8 @@ static int cc1_takes(const char *const *user, int n) {
                                       "-cl-opt-disable",
                                       "-cl-single-precision-constant",
                                       "-cl-strict-aliasing",
-                                      "-cl-kernel-arg-info"};
+                                      "-cl-kernel-arg-info",
+                                      "-fdenormal-fp-math=preserve-sign"};
   int value_next = 0;
   for (int k = 0; k < n; k++) {
     const char *t = user[k];

@@ -61,7 +61,9 @@ int file_split_options(char *options, const char **argv, int max) {
   char *save = NULL;
   for (char *t = strtok_r(options, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
     if (n == max) return -1;
-    argv[n++] = t;
+    /* clang's driver passes OpenCL's option on for GPU targets only; this is what it becomes
+     * there, the kernel's functions marked to flush (lower_warp.c, launch.c) */
+    argv[n++] = strcmp(t, "-cl-denorms-are-zero") ? t : "-fdenormal-fp-math=preserve-sign";
   }
   return n;
 }

@@ -175,6 +175,20 @@ static void build_part(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *k
   build_leave(L);
 }
 
+/* -cl-denorms-are-zero, as clang marks the kernel (denormal-fp-math preserve-sign, files.c):
+ * the warp functions say the same to code generation, and the launch runs them with the CPU
+ * flushing denormals (launch.c). */
+static int flushes_denormals(LLVMValueRef kfn, LLVMValueRef *fns, int n) {
+  static const char key[] = "denormal-fp-math";
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(kfn, LLVMAttributeFunctionIndex, key,
+                                                     sizeof key - 1);
+  unsigned len = 0;
+  const char *v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+  if (!v || len < 13 || strncmp(v, "preserve-sign", 13)) return 0;
+  for (int i = 0; i < n; i++) LLVMAddAttributeAtIndex(fns[i], LLVMAttributeFunctionIndex, a);
+  return 1;
+}
+
 /* Sets mine[p] for the parts of g that split's unit emits (lower_split in compiler.h). */
 static void plan_parts(weft_arena *a, const cfg *g, lower_split *split, unsigned char *mine) {
   unsigned *size = ARENA_NEW(a, unsigned, g->nparts);
@@ -223,6 +237,7 @@ weft_status lower_kernel(weft_arena *a, LLVMValueRef kfn, const cfg *g, const di
     if (mine[L.part]) build_part(&L, kfn, k);
   k->frame_size = (L.frame_size + 63) & ~(size_t)63;
   k->static_local_size = L.static_local_size;
+  k->flush_denormals = flushes_denormals(kfn, L.part_fns, g->nparts);
   out->has_entry = mine[0];
   LLVMDisposeBuilder(L.b);
   if (L.error) {

@@ -191,6 +191,7 @@ typedef struct weft_compiled_kernel {
   size_t frame_size; /* bytes per warp */
   size_t static_local_size; /* bytes of the kernel's own __local arrays */
   size_t args_size; /* bytes of the argument block */
+  int flush_denormals; /* built with -cl-denorms-are-zero: run with MXCSR's FTZ and DAZ set */
   unsigned nparams;
   const weft_param *params;
   /* The warp function, for work-groups where get_local_id(0) is lane-affine in every lane group

@@ -638,6 +638,36 @@ static void fp_contract_off_is_honoured(void **state) {
   assert_true(fused_differs); /* the test would catch a fused multiply-add */
 }
 
+/* -cl-denorms-are-zero flushes: a denormal result is 0 and a denormal operand reads as 0. The
+ * workers' own mode comes back after the launch: the same kernel built without the option,
+ * launched next on the same workers, keeps denormals, and so does this thread. */
+static void denorms_are_zero_flushes_then_restores(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "__kernel void k(__global const float *a, __global float *r) {\n"
+                    "  int i = get_global_id(0);\n  r[i] = a[i] * 0.5f + a[i + 8];\n}\n";
+  float a[16] = {0}, r[8];
+  for (int i = 0; i < 8; i++) a[i] = i < 4 ? 0x1p-126f : 0x1p-130f; /* least normal; a denormal */
+  a[15] = 1.0f;
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_F32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_F32, sizeof r, r}};
+  weft_ndrange nd = {1, {8, 1, 1}, {8, 1, 1}};
+  const char *options[] = {"-cl-denorms-are-zero", NULL};
+  for (int o = 0; o < 2; o++) {
+    weft_program *p;
+    weft_kernel *k;
+    assert_int_equal(weft_program_build_source(ctx, "dz.cl", src, options[o], &p), WEFT_SUCCESS);
+    assert_int_equal(weft_kernel_create(p, "k", &k), WEFT_SUCCESS);
+    assert_int_equal(weft_kernel_launch(k, &nd, 2, args, NULL), WEFT_SUCCESS);
+    for (int i = 0; i < 8; i++) {
+      volatile float half = a[i] * 0.5f; /* this thread: denormals kept */
+      assert_true(half != 0.0f);
+      assert_true(r[i] == (o == 0 ? 0.0f : half) + a[i + 8]);
+    }
+    weft_kernel_release(k);
+    weft_program_release(p);
+  }
+}
+
 /* Both sides of a divergent branch wait at a barrier: under `mp` each split waits on its own
  * and the barrier completes when the whole work-group is there (the MP paper's Section 3.3.3);
  * under `stack` it is a divergent barrier. Neighbours exchange values through __local memory,
@@ -1157,6 +1187,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(divergent_barrier_is_reported),
       cmocka_unit_test(barrier_after_return_is_reported),
       cmocka_unit_test(fp_contract_off_is_honoured),
+      cmocka_unit_test(denorms_are_zero_flushes_then_restores),
       cmocka_unit_test(barriers_on_both_sides_complete_under_mp),
       cmocka_unit_test(early_reconvergence_beats_stack_on_figure10_loop),
       cmocka_unit_test(split_table_sizes_are_per_work_group),
