@@ -244,7 +244,8 @@ static LLVMValueRef narrow_gather(lower *L, LLVMValueRef ps, LLVMValueRef m, LLV
 /* A gather's addresses as one uniform base and 32-bit indices: x86 gathers 16 of those in one
  * instruction, where 64-bit addresses take two and the arithmetic to make them (most of a hash
  * probe's or a graph walk's time). An address base + ext(i32 x) × size qualifies, ext a sext or
- * a zext (an `and` with 2^32 - 1 is one). */
+ * a zext (an `and` with 2^32 - 1 is one). Only for a varying address: a lane-affine one's gather
+ * path reads its address as gather_address does, so that the packed path keeps no vector. */
 typedef struct base_index {
   LLVMValueRef base, x; /* a scalar pointer; <G x i32> */
   int zext;
@@ -337,7 +338,7 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
   }
   base_index bi;
   int narrow = narrow_gather_fits(lw_elem_type(t), (unsigned)LLVMConstIntGetZExtValue(align));
-  if (k == 1 && base_index_of(L, ld, LLVMGetOperand(ld, 0), &bi)) {
+  if (mode == GATHER && k == 1 && base_index_of(L, ld, LLVMGetOperand(ld, 0), &bi)) {
     if (narrow) return narrow_gather_at(L, &bi, m, vt);
     LLVMValueRef ps = base_index_ptrs(L, &bi);
     return lw_intrinsic(L, "llvm.masked.gather", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
@@ -365,7 +366,8 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   }
   base_index bi;
   LLVMValueRef ps;
-  if (k == 1 && base_index_of(L, st, LLVMGetOperand(st, 1), &bi)) ps = base_index_ptrs(L, &bi);
+  if (mode == GATHER && k == 1 && base_index_of(L, st, LLVMGetOperand(st, 1), &bi))
+    ps = base_index_ptrs(L, &bi);
   else
     ps = element_ptrs(L, gather_address(L, LLVMGetOperand(st, 1), mode), k,
                       LLVMABISizeOfType(L->td, lw_elem_type(t)));
