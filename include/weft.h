@@ -32,6 +32,8 @@
 extern "C" {
 #endif
 
+/* Linking: libweft.so or libweft.a, as `pkg-config --cflags --libs weft` says, or the target
+ * weft::weft of CMake's find_package(weft). This header compiles as C11 and as C++. */
 #define WEFT_API __attribute__((visibility("default")))
 
 /* The version of this header. CMakeLists.txt takes the project's version from these lines, so
@@ -42,7 +44,7 @@ extern "C" {
 #define WEFT_VERSION_PATCH 0
 #define WEFT_VERSION "0.1.0" /* MAJOR.MINOR.PATCH (CMakeLists.txt checks that they agree) */
 
-/* The library's version, WEFT_VERSION when it was built: "0.1.0". */
+/* The library's version: the WEFT_VERSION of the weft.h it was built with. */
 WEFT_API const char *weft_version(void);
 
 typedef enum weft_status {
