@@ -62,9 +62,25 @@ static void scan_visit(region_scan *s, int x) {
   s->last = x;
 }
 
+/* What emitting block bb once costs, in kernel instructions: a call of a function (not an
+ * intrinsic) counts once per lane, since an atomic or printf of the group becomes code per
+ * lane. */
+static int block_cost(const lower *L, LLVMBasicBlockRef bb) {
+  int cost = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    LLVMValueRef f = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+    cost += f && LLVMIsAFunction(f) && !LLVMGetIntrinsicID(f) ? (int)L->G : 1;
+  }
+  return cost;
+}
+
 /* Scans the path from block x to block `until` (not included) as run_path runs it, every side
- * of every branch on the way in PC order; 0 when it cannot run so or would cost too much. */
-static int scan_path(region_scan *s, int x, int until, int depth) {
+ * of every branch on the way in PC order; 0 when it cannot run so or would cost too much. The
+ * sides of a branch inside a side are emitted twice (the lanes go both ways, or all one way:
+ * run_branch), so each level of nesting below the first doubles what a block costs (`copies`):
+ * a fuzzed kernel of a hundred lines with atomics in nested branches lowered to 200,000
+ * instructions and took a minute to compile, before this. */
+static int scan_path(region_scan *s, int x, int until, int depth, int copies) {
   const cfg *g = s->L->cfg;
   while (x != until) {
     if (x > until || depth > REGION_MAX_DEPTH) return 0;
@@ -75,7 +91,7 @@ static int scan_path(region_scan *s, int x, int until, int depth) {
       return 0;
     for (int k = 0; k < cb->nsuccs; k++)
       if (cb->succs[k] <= x) return 0; /* a loop */
-    s->budget -= (int)cfg_instrs(cb->bb);
+    s->budget -= copies * block_cost(s->L, cb->bb);
     if (s->budget < 0) return 0;
     scan_visit(s, x);
     if (!cfg_is_branch(cb)) {
@@ -86,7 +102,8 @@ static int scan_path(region_scan *s, int x, int until, int depth) {
     int lo = cb->succs[0] < cb->succs[1] ? 0 : 1; /* the sides run in PC order */
     for (int k = 0; k < 2; k++) {
       int side = cb->succs[k ? 1 - lo : lo];
-      if (side != cb->ipdom && !scan_path(s, side, cb->ipdom, depth + 1)) return 0;
+      if (side != cb->ipdom && !scan_path(s, side, cb->ipdom, depth + 1, depth ? 2 * copies : 1))
+        return 0;
     }
     x = cb->ipdom;
   }
@@ -103,7 +120,7 @@ void lw_region_setup(lower *L) {
         divergence_of(L->dv, LLVMGetCondition(term)).shape == UNIFORM)
       continue;
     region_scan s = {L, REGION_MAX_INSTRS, -1, 1};
-    if (!scan_path(&s, b, cb->ipdom, 0)) continue;
+    if (!scan_path(&s, b, cb->ipdom, 0, 1)) continue;
     if (cb->ipdom <= s.last) s.ordered = 0;
     L->region_masked[b] = WEFT_REGIONS_STACK |
                           (s.ordered ? WEFT_REGIONS_PC_ORDER | WEFT_REGIONS_LOWEST_PC : 0);
