@@ -64,11 +64,15 @@ static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
   }
 }
 
+LLVMValueRef lw_counting(lower *L) {
+  LLVMValueRef on = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counting), i32t(L));
+  return LLVMBuildICmp(L->b, LLVMIntNE, on, lw_const_i32(L, 0), "");
+}
+
 LLVMBasicBlockRef lw_counting_begin(lower *L) {
   LLVMBasicBlockRef count = LLVMAppendBasicBlockInContext(L->c, L->fn, "count"),
                     done = LLVMAppendBasicBlockInContext(L->c, L->fn, "counted");
-  LLVMValueRef on = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counting), i32t(L));
-  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, on, lw_const_i32(L, 0), ""), count, done);
+  LLVMBuildCondBr(L->b, lw_counting(L), count, done);
   LLVMPositionBuilderAtEnd(L->b, count);
   return done;
 }

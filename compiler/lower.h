@@ -121,6 +121,7 @@ LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond); /* the running lanes wh
 LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y);
 /* Code between begin and end (which joins at the block begin returns) runs only when the
  * launch counts (ctx->counting): the blocks, lanes and masked branches of the stats. */
+LLVMValueRef lw_counting(lower *L); /* i1: the launch counts */
 LLVMBasicBlockRef lw_counting_begin(lower *L);
 void lw_counting_end(lower *L, LLVMBasicBlockRef done);
 void lw_count_warp(lower *L); /* adds the warp's counters to L->counted */

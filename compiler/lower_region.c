@@ -26,6 +26,9 @@
  * them (`replaced`, counted by the policy as under `stack`). A sequence that runs a block twice
  * (two sides reach it) is not for pc, which runs it once with both sides' lanes.
  *
+ * A small region that cannot trap or write runs as selects instead when the launch does not
+ * count (run_selects, below).
+ *
  * `mp` and `mp-orec` under the lowest-pc split order without a split bound run the same
  * branches so (WEFT_REGIONS_LOWEST_PC) when every other ready split of the warp is past R
  * (ctx->ahead > R): the policy then runs the sides' splits in PC order, each to its point, and
@@ -59,9 +62,25 @@ static void scan_visit(region_scan *s, int x) {
   s->last = x;
 }
 
+/* What emitting block bb once costs, in kernel instructions: a call of a function (not an
+ * intrinsic) counts once per lane, since an atomic or printf of the group becomes code per
+ * lane. */
+static int block_cost(const lower *L, LLVMBasicBlockRef bb) {
+  int cost = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    LLVMValueRef f = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+    cost += f && LLVMIsAFunction(f) && !LLVMGetIntrinsicID(f) ? (int)L->G : 1;
+  }
+  return cost;
+}
+
 /* Scans the path from block x to block `until` (not included) as run_path runs it, every side
- * of every branch on the way in PC order; 0 when it cannot run so or would cost too much. */
-static int scan_path(region_scan *s, int x, int until, int depth) {
+ * of every branch on the way in PC order; 0 when it cannot run so or would cost too much. The
+ * sides of a branch inside a side are emitted twice (the lanes go both ways, or all one way:
+ * run_branch), so each level of nesting below the first doubles what a block costs (`copies`):
+ * a fuzzed kernel of a hundred lines with atomics in nested branches lowered to 200,000
+ * instructions and took a minute to compile, before this. */
+static int scan_path(region_scan *s, int x, int until, int depth, int copies) {
   const cfg *g = s->L->cfg;
   while (x != until) {
     if (x > until || depth > REGION_MAX_DEPTH) return 0;
@@ -72,7 +91,7 @@ static int scan_path(region_scan *s, int x, int until, int depth) {
       return 0;
     for (int k = 0; k < cb->nsuccs; k++)
       if (cb->succs[k] <= x) return 0; /* a loop */
-    s->budget -= (int)cfg_instrs(cb->bb);
+    s->budget -= copies * block_cost(s->L, cb->bb);
     if (s->budget < 0) return 0;
     scan_visit(s, x);
     if (!cfg_is_branch(cb)) {
@@ -83,7 +102,8 @@ static int scan_path(region_scan *s, int x, int until, int depth) {
     int lo = cb->succs[0] < cb->succs[1] ? 0 : 1; /* the sides run in PC order */
     for (int k = 0; k < 2; k++) {
       int side = cb->succs[k ? 1 - lo : lo];
-      if (side != cb->ipdom && !scan_path(s, side, cb->ipdom, depth + 1)) return 0;
+      if (side != cb->ipdom && !scan_path(s, side, cb->ipdom, depth + 1, depth ? 2 * copies : 1))
+        return 0;
     }
     x = cb->ipdom;
   }
@@ -100,7 +120,7 @@ void lw_region_setup(lower *L) {
         divergence_of(L->dv, LLVMGetCondition(term)).shape == UNIFORM)
       continue;
     region_scan s = {L, REGION_MAX_INSTRS, -1, 1};
-    if (!scan_path(&s, b, cb->ipdom, 0)) continue;
+    if (!scan_path(&s, b, cb->ipdom, 0, 1)) continue;
     if (cb->ipdom <= s.last) s.ordered = 0;
     L->region_masked[b] = WEFT_REGIONS_STACK |
                           (s.ordered ? WEFT_REGIONS_PC_ORDER | WEFT_REGIONS_LOWEST_PC : 0);
@@ -240,6 +260,146 @@ static void run_path(lower *L, int x, int until, int rpc) {
   }
 }
 
+/* ---- small regions as selects ----
+ * A structured branch whose region is a few instructions that can neither trap nor write (no
+ * memory access, no call, no integer division) runs, when the launch does not count, as
+ * straight code: each block of each side runs with all the running split's lanes, and a join's
+ * phis take, lane by lane, the value that the lane's own path brought (its edges' masks). A lane
+ * computes what its side never would, but nothing reads it: a side's values are read only in
+ * that side and by the joins' phis. The running split's mask never changes and no branch tests
+ * a mask, so a small if/else costs its two sides and the blends, as in ISPC, instead of the
+ * tests, mask changes and counts of run_sides (about a fifth of a loop of nested if/else).
+ * The counting launch runs the masked sequence, whose counts are the policy's; the results are
+ * the same. Only regions that run each block once (WEFT_REGIONS_PC_ORDER's order). */
+#define SELECT_MAX_INSTRS 24
+
+static int speculatable(LLVMValueRef i) {
+  switch (LLVMGetInstructionOpcode(i)) {
+  case LLVMAdd:
+  case LLVMFAdd:
+  case LLVMSub:
+  case LLVMFSub:
+  case LLVMMul:
+  case LLVMFMul:
+  case LLVMFDiv:
+  case LLVMFNeg:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+  case LLVMICmp:
+  case LLVMFCmp:
+  case LLVMSelect:
+  case LLVMPHI:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMFPTrunc:
+  case LLVMFPExt:
+  case LLVMUIToFP:
+  case LLVMSIToFP:
+  case LLVMFPToUI:
+  case LLVMFPToSI:
+  case LLVMBitCast:
+  case LLVMGetElementPtr:
+  case LLVMExtractElement:
+  case LLVMInsertElement:
+  case LLVMShuffleVector:
+  case LLVMFreeze: return 1;
+  default: return 0;
+  }
+}
+
+/* Whether the blocks from x to `until` (not included) may run as selects, within *budget
+ * instructions. */
+static int select_scan(lower *L, int x, int until, int *budget) {
+  while (x != until) {
+    const cfg_block *cb = &L->cfg->blocks[x];
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cb->bb); i != term; i = LLVMGetNextInstruction(i))
+      if (!speculatable(i) || --*budget < 0) return 0;
+    if (!cfg_is_branch(cb)) {
+      x = cb->succs[0];
+      continue;
+    }
+    for (int k = 0; k < 2; k++)
+      if (cb->succs[k] != cb->ipdom && !select_scan(L, cb->succs[k], cb->ipdom, budget)) return 0;
+    x = cb->ipdom;
+  }
+  return 1;
+}
+
+static int selectable(lower *L, int b) {
+  const cfg_block *cb = &L->cfg->blocks[b];
+  int budget = SELECT_MAX_INSTRS;
+  if (!(L->region_masked[b] & WEFT_REGIONS_PC_ORDER)) return 0;
+  for (int k = 0; k < 2; k++)
+    if (cb->succs[k] != cb->ipdom && !select_scan(L, cb->succs[k], cb->ipdom, &budget)) return 0;
+  return 1;
+}
+
+static LLVMValueRef both_ways(lower *L, const edge *e) {
+  LLVMValueRef zero = lw_const_i64(L, 0);
+  return LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntNE, e[0].mask, zero, ""),
+                      LLVMBuildICmp(L->b, LLVMIntNE, e[1].mask, zero, ""), "");
+}
+
+/* The blocks from x to `until` (not included) with all the running lanes; `path`: the lanes
+ * that take them, for the phis their edges write. *diverged (i1) becomes 1 where a branch's
+ * lanes go two ways, as mp's tables need to know (region_diverged). */
+static void select_path(lower *L, int x, int until, LLVMValueRef path, LLVMValueRef *diverged) {
+  while (x != until) {
+    const cfg_block *cb = &L->cfg->blocks[x];
+    lw_emit_body(L, cb->bb);
+    if (!cfg_is_branch(cb)) {
+      lw_write_phis(L, x, &(edge){cb->succs[0], path}, 1);
+      x = cb->succs[0];
+      continue;
+    }
+    LLVMValueRef cond = LLVMGetCondition(LLVMGetBasicBlockTerminator(cb->bb)), first;
+    if (divergence_of(L->dv, cond).shape == UNIFORM)
+      first = LLVMBuildSelect(L->b, lw_scalar_of(L, cond), path, lw_const_i64(L, 0), "");
+    else first = LLVMBuildAnd(L->b, lw_true_lanes(L, cond), path, "");
+    edge e[2] = {{cb->succs[0], first}, {cb->succs[1], LLVMBuildXor(L->b, first, path, "")}};
+    lw_write_phis(L, x, e, 2);
+    *diverged = LLVMBuildOr(L->b, *diverged, both_ways(L, e), "");
+    for (int k = 0; k < 2; k++)
+      if (e[k].to != cb->ipdom) select_path(L, e[k].to, cb->ipdom, e[k].mask, diverged);
+    x = cb->ipdom;
+  }
+}
+
+/* The region of the divergence at b, its lanes in e, as selects. */
+static void run_selects(lower *L, int b, const edge *e) {
+  int r = L->cfg->blocks[b].ipdom;
+  LLVMValueRef diverged = both_ways(L, e);
+  for (int k = 0; k < 2; k++)
+    if (e[k].to != r) select_path(L, e[k].to, r, e[k].mask, &diverged);
+  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMBuildStore(
+      L->b,
+      LLVMBuildSelect(L->b, diverged, lw_const_i32(L, 1), LLVMBuildLoad2(L->b, i32, p, ""), ""), p);
+}
+
+/* A divergence at x, its lanes in e: as selects where it may and the launch does not count,
+ * else its sides one after the other (run_sides). */
+static void run_divergence(lower *L, int x, edge *e, LLVMValueRef replaced) {
+  if (!selectable(L, x)) return run_sides(L, x, e, replaced);
+  LLVMBasicBlockRef selects = new_block(L, "selects"), sides = new_block(L, "sides"),
+                    after = new_block(L, "");
+  LLVMBuildCondBr(L->b, lw_counting(L), sides, selects);
+  LLVMPositionBuilderAtEnd(L->b, selects);
+  run_selects(L, x, e);
+  LLVMBuildBr(L->b, after);
+  LLVMPositionBuilderAtEnd(L->b, sides);
+  run_sides(L, x, e, replaced);
+  LLVMBuildBr(L->b, after);
+  LLVMPositionBuilderAtEnd(L->b, after);
+}
+
 static LLVMValueRef has_bit(lower *L, LLVMValueRef v, unsigned bit) {
   LLVMValueRef x = LLVMBuildAnd(L->b, v, lw_const_i32(L, bit), "");
   return LLVMBuildICmp(L->b, LLVMIntNE, x, lw_const_i32(L, 0), "");
@@ -282,7 +442,7 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   LLVMPositionBuilderAtEnd(L->b, masked);
   L->chain_splits = 0, L->chain_entries = lw_const_i32(L, 0);
   LLVMValueRef replaced = compare_pc(L, LLVMIntEQ, v.guard, r);
-  run_sides(L, b, e, replaced);
+  run_divergence(L, b, e, replaced);
   LLVMBuildCondBr(L->b, replaced, arrival, reconverge);
   LLVMPositionBuilderAtEnd(L->b, reconverge);
   LLVMBuildBr(L->b, L->bbs[r]);

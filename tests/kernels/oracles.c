@@ -235,6 +235,26 @@ void oracle_helper_both_sides(kio *io) {
   }
 }
 
+void oracle_select_regions(kio *io) {
+  int flag = VAL(int32_t, 2);
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], acc = 0;
+    float y = IN(float, 1)[i], s = 0.0f;
+    for (uint32_t k = 0; k < 20; k++) {
+      if ((x + k) & 1u) {
+        acc += x * 3u + k;
+        if (x > k * 100000u) acc ^= k;
+      } else {
+        acc = flag ? acc - k : acc + 2u * k;
+        s += (float)(int)(y * 100.0f);
+      }
+      x = (x * 1103515245u + 12345u) & 0x7fffffffu;
+    }
+    OUT(uint32_t, 3)[i] = acc;
+    OUT(float, 4)[i] = s;
+  }
+}
+
 void oracle_early_return_in_loop(kio *io) {
   int n = VAL(int32_t, 2);
   for (size_t i = 0; i < N(io); i++) {
