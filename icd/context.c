@@ -116,7 +116,7 @@ static void context_destroy(icd_obj *o) {
   weft_context_release(c->weft);
   pthread_cond_destroy(&c->changed);
   pthread_mutex_destroy(&c->lock);
-  free(c);
+  obj_free(&c->o);
 }
 
 /* Reads the properties list: CL_CONTEXT_PLATFORM (ours) is the only one known. */
@@ -138,13 +138,13 @@ static cl_int read_props(cl_context c, const cl_context_properties *props) {
 static cl_context context_new(const cl_context_properties *props,
                               void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *),
                               void *user, cl_int *err) {
-  cl_context c = calloc(1, sizeof *c);
+  cl_context c = obj_alloc(OBJ_CONTEXT, sizeof *c);
   if (!c) return *err = CL_OUT_OF_HOST_MEMORY, NULL;
   *err = read_props(c, props);
-  if (*err) return free(c), NULL;
+  if (*err) return obj_free(&c->o), NULL;
   if (weft_context_create(wcl_env_options(), &c->weft) != WEFT_SUCCESS) {
     *err = CL_OUT_OF_RESOURCES;
-    return free(c), NULL;
+    return obj_free(&c->o), NULL;
   }
   c->warp = weft_context_options(c->weft).warp;
   pthread_mutexattr_t a;

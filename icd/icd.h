@@ -5,8 +5,8 @@
  * released or foreign handle is refused with the CL_INVALID_* code of its kind instead of being
  * read. An object has two counts: `refs`, the application's (clRetain*, clRelease*, the
  * *_REFERENCE_COUNT queries; a handle with refs 0 is invalid), and `holds`, the references
- * other objects keep (a queue holds its context, a pending command its event and buffers); its
- * memory goes when both are 0.
+ * other objects keep (a queue holds its context, a pending command its event and buffers); it
+ * is destroyed when both are 0, and its memory waits for the next object of its kind.
  *
  * A cl_context owns one weft_context, which weft.h lets one host thread use at a time: the
  * context's `lock` (recursive, since destroying an object may release another of the same
@@ -62,6 +62,13 @@ struct icd_obj {
 
 extern const cl_icd_dispatch wcl_dispatch;
 
+/* An object's memory, zeroed but for its dispatch pointer: a released object's, when one of the
+ * kind is waiting, else new. Objects' memory is never given back to the heap, since the ICD
+ * loader reads a handle's dispatch pointer before we can check the handle: a released handle
+ * must stay readable, with its dispatch pointer, to be refused. NULL when out of memory. */
+void *obj_alloc(obj_kind kind, size_t size);
+/* Gives an object's memory back to its kind (see obj_alloc). */
+void obj_free(icd_obj *o);
 /* Registers o with one application reference. */
 void obj_register(icd_obj *o, obj_kind kind, void (*destroy)(icd_obj *));
 /* Whether p is a live object of the kind with an application reference. */

@@ -46,11 +46,11 @@ static void mem_destroy(icd_obj *o) {
   if (m->owned) weft_buffer_free(m->data, m->size);
   if (m->parent) obj_drop(m->parent);
   obj_drop(m->ctx);
-  free(m);
+  obj_free(&m->o);
 }
 
 static cl_mem mem_new(cl_context ctx, cl_mem_flags flags, size_t size) {
-  cl_mem m = calloc(1, sizeof *m);
+  cl_mem m = obj_alloc(OBJ_MEM, sizeof *m);
   if (!m) return NULL;
   m->ctx = ctx, m->flags = flags, m->size = size;
   obj_hold(ctx);
@@ -74,7 +74,7 @@ WCL_API cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size, v
   else if ((m->data = weft_buffer_alloc(size))) m->owned = 1;
   else {
     obj_drop(ctx);
-    free(m);
+    obj_free(&m->o);
     return *e = CL_MEM_OBJECT_ALLOCATION_FAILURE, NULL;
   }
   if (flags & CL_MEM_COPY_HOST_PTR) memcpy(m->data, host_ptr, size);

@@ -1,15 +1,40 @@
 /* The registry of live objects: a fixed table of buckets chained through the objects
  * themselves, so that registering allocates nothing and checking a handle reads only objects
- * that are alive. One lock guards the table and every object's counts; it is held only for a
+ * that are alive; and the memory of destroyed ones, kept by kind for the next (obj_alloc). One lock guards the table and every object's counts; it is held only for a
  * few loads and stores, and never while anything else is locked or called. */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "icd.h"
 
 #define BUCKETS 4096
+#define KINDS (OBJ_EVENT + 1)
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static icd_obj *buckets[BUCKETS];
+static icd_obj *released[KINDS]; /* memory of destroyed objects, by kind, chained */
+
+void *obj_alloc(obj_kind kind, size_t size) {
+  pthread_mutex_lock(&registry_lock);
+  icd_obj *o = released[kind];
+  if (o) released[kind] = o->chain;
+  pthread_mutex_unlock(&registry_lock);
+  if (!o && !(o = calloc(1, size))) return NULL;
+  /* the dispatch pointer stays: a stale handle may be read by the loader right now */
+  memset((char *)o + sizeof o->dispatch, 0, size - sizeof o->dispatch);
+  o->dispatch = &wcl_dispatch;
+  o->kind = kind; /* so that obj_free files it right, registered or not */
+  return o;
+}
+
+void obj_free(icd_obj *o) {
+  o->dispatch = &wcl_dispatch;
+  pthread_mutex_lock(&registry_lock);
+  o->chain = released[o->kind];
+  released[o->kind] = o;
+  pthread_mutex_unlock(&registry_lock);
+}
 
 static unsigned bucket_of(const void *p) {
   uintptr_t x = (uintptr_t)p >> 4;

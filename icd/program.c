@@ -21,7 +21,7 @@ static void program_destroy(icd_obj *o) {
   free(p->source);
   free(p->options);
   free(p->log);
-  free(p);
+  obj_free(&p->o);
 }
 
 /* The sources joined into one string; NULL when out of memory. */
@@ -45,9 +45,12 @@ WCL_API cl_program clCreateProgramWithSource(cl_context ctx, cl_uint n, const ch
   if (!n || !strings) return *e = CL_INVALID_VALUE, NULL;
   for (cl_uint i = 0; i < n; i++)
     if (!strings[i]) return *e = CL_INVALID_VALUE, NULL;
-  cl_program p = calloc(1, sizeof *p);
+  cl_program p = obj_alloc(OBJ_PROGRAM, sizeof *p);
   if (p) p->source = join_sources(n, strings, lengths);
-  if (!p || !p->source) return free(p), *e = CL_OUT_OF_HOST_MEMORY, NULL;
+  if (!p || !p->source) {
+    if (p) obj_free(&p->o);
+    return *e = CL_OUT_OF_HOST_MEMORY, NULL;
+  }
   p->ctx = ctx, p->status = CL_BUILD_NONE;
   obj_hold(ctx);
   obj_register(&p->o, OBJ_PROGRAM, program_destroy);
@@ -247,17 +250,17 @@ static void kernel_destroy(icd_obj *o) {
   ctx_unlock(p->ctx);
   for (cl_uint i = 0; i < k->nargs; i++) free(k->args[i].value);
   free(k->args);
-  free(k);
+  obj_free(&k->o);
   obj_drop(p);
 }
 
 /* A kernel object for the kernel `name` of p (lock held). */
 static cl_kernel kernel_new(cl_program p, const char *name, cl_int *e) {
-  cl_kernel k = calloc(1, sizeof *k);
+  cl_kernel k = obj_alloc(OBJ_KERNEL, sizeof *k);
   if (!k) return *e = CL_OUT_OF_HOST_MEMORY, NULL;
   weft_status st = weft_kernel_create(p->weft, name, &k->weft);
   if (st) {
-    free(k);
+    obj_free(&k->o);
     *e = st == WEFT_ERROR_KERNEL_NOT_FOUND ? CL_INVALID_KERNEL_NAME : CL_OUT_OF_RESOURCES;
     return NULL;
   }
@@ -265,7 +268,8 @@ static cl_kernel kernel_new(cl_program p, const char *name, cl_int *e) {
   k->args = calloc(k->nargs ? k->nargs : 1, sizeof *k->args);
   if (!k->args) {
     weft_kernel_release(k->weft);
-    return free(k), *e = CL_OUT_OF_HOST_MEMORY, NULL;
+    obj_free(&k->o);
+    return *e = CL_OUT_OF_HOST_MEMORY, NULL;
   }
   for (cl_uint i = 0; i < k->nargs; i++) weft_kernel_arg_info(k->weft, i, &k->args[i].info);
   k->program = p;

@@ -39,11 +39,11 @@ static void event_destroy(icd_obj *o) {
   }
   if (e->queue) obj_drop(e->queue);
   obj_drop(e->ctx);
-  free(e);
+  obj_free(&e->o);
 }
 
 static cl_event event_new(cl_context ctx, cl_command_queue q, cl_command_type type) {
-  cl_event e = calloc(1, sizeof *e);
+  cl_event e = obj_alloc(OBJ_EVENT, sizeof *e);
   if (!e) return NULL;
   e->ctx = ctx, e->queue = q, e->type = type;
   obj_hold(ctx);
@@ -209,7 +209,7 @@ static void queue_destroy(icd_obj *o) {
   *at = q->next;
   ctx_unlock(ctx);
   obj_drop(ctx);
-  free(q);
+  obj_free(&q->o);
 }
 
 WCL_API cl_command_queue clCreateCommandQueue(cl_context ctx, cl_device_id device,
@@ -221,7 +221,7 @@ WCL_API cl_command_queue clCreateCommandQueue(cl_context ctx, cl_device_id devic
   if (props & ~(cl_command_queue_properties)(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
                                              CL_QUEUE_PROFILING_ENABLE))
     return *e = CL_INVALID_VALUE, NULL;
-  cl_command_queue q = calloc(1, sizeof *q);
+  cl_command_queue q = obj_alloc(OBJ_QUEUE, sizeof *q);
   if (!q) return *e = CL_OUT_OF_HOST_MEMORY, NULL;
   q->ctx = ctx, q->props = props;
   obj_hold(ctx);
