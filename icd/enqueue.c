@@ -549,6 +549,7 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, cons
   d->k = k;
   cmd_hold(c, k);
   d->range.dims = dims;
+  for (cl_uint i = dims; i < 3; i++) d->range.global[i] = d->range.local[i] = 1;
   for (cl_uint i = 0; i < dims; i++) {
     d->range.global[i] = global[i];
     d->offset[i] = offset ? offset[i] : 0;
