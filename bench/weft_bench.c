@@ -8,6 +8,7 @@
  * into the policy, and the 32-bit words in which weft's output differs from the baseline's (a
  * fast wrong answer shows up there, and makes the exit status 1). Then the first-launch and
  * repeated-launch times of bench/k50.cl. usage() lists the options. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,17 +120,30 @@ static double first_launch(const weft_options *wo, unsigned settle) {
  * the child measured (from weft_context_create, or after `settle` ms), and in *whole the time
  * from starting the process to its exit. */
 #define FIRST_CHILD "--first-launch-child"
-static double fresh_first_launch(const weft_options *wo, unsigned settle, double *whole) {
-  char self[4096] = "", cmd[4400];
+static double fresh_first_launch(const weft_options *wo, unsigned settle, const char *cache,
+                                 double *whole) {
+  char self[4096] = "", env[4200] = "", cmd[8800];
   if (readlink("/proc/self/exe", self, sizeof self - 1) < 0) return -1;
-  snprintf(cmd, sizeof cmd, "'%s' " FIRST_CHILD " --threads %u --warp %u --lanes %u --settle %u",
-           self, wo->threads, wo->warp, wo->lanes, settle);
+  if (cache) snprintf(env, sizeof env, "WEFT_CACHE=1 WEFT_CACHE_DIR='%s' ", cache);
+  snprintf(cmd, sizeof cmd, "%s'%s' " FIRST_CHILD " --threads %u --warp %u --lanes %u --settle %u",
+           env, self, wo->threads, wo->warp, wo->lanes, settle);
   double t0 = now_ms(), ms = -1;
   FILE *f = popen(cmd, "r");
   if (!f || fscanf(f, "%lf", &ms) != 1) ms = -1;
   if (f) pclose(f);
   *whole = now_ms() - t0;
   return ms;
+}
+
+/* Removes folder dir and the files in it (the cache's entries). */
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  char path[4400];
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name), unlink(path);
+  if (d) closedir(d);
+  rmdir(dir);
 }
 
 static void print_launch(const char *what, const char *how, double *t, unsigned n, int failed) {
@@ -144,15 +158,23 @@ static void bench_launch(weft_context *ctx, const bench_opts *o) {
   unsigned n = o->runs;
   double *t = calloc(n * 10, sizeof *t), *whole = calloc(n, sizeof *whole);
   int failed = 0;
-  for (unsigned r = 0; r < n; r++) failed |= (t[r] = fresh_first_launch(&wo, 0, &whole[r])) < 0;
+  for (unsigned r = 0; r < n; r++)
+    failed |= (t[r] = fresh_first_launch(&wo, 0, NULL, &whole[r])) < 0;
   print_launch("first launch, 50-line kernel",
                "clang + lowering + JIT + launch, new process, "
                "from weft_context_create",
                t, n, failed);
   print_launch("", "the same, from the process's start to its exit", whole, n, failed);
   failed = 0;
-  for (unsigned r = 0; r < n; r++) failed |= (t[r] = fresh_first_launch(&wo, 200, &whole[r])) < 0;
+  for (unsigned r = 0; r < n; r++)
+    failed |= (t[r] = fresh_first_launch(&wo, 200, NULL, &whole[r])) < 0;
   print_launch("", "the same, 200 ms after weft_context_create: clang loaded", t, n, failed);
+  char cache[] = "/tmp/weft_bench_cache.XXXXXX";
+  failed = !mkdtemp(cache);
+  for (unsigned r = 0; r <= n && !failed; r++) /* the first run fills the cache */
+    failed |= (t[r ? r - 1 : 0] = fresh_first_launch(&wo, 0, cache, &whole[0])) < 0;
+  print_launch("", "the same, from the disk cache that an earlier process filled", t, n, failed);
+  remove_tree(cache);
   for (unsigned r = 0; r < n; r++) t[r] = first_launch(&wo, 0);
   print_launch("", "a new context's build in a process that has built before", t, n, 0);
   weft_program *p;
@@ -386,6 +408,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc == 2 && !strcmp(argv[1], "--help")) return usage(stdout), 0;
+  setenv("WEFT_CACHE", "0", 1); /* every build is timed as a build, but where asked otherwise */
   if (!parse(argc, argv, &o)) return usage(stderr), 2;
   weft_context *ctx;
   char why[256] = "bad options";

@@ -329,7 +329,7 @@ static char *read_file(const char *path) {
 
 /* The cache key: what the build depends on besides the context (text: the source). NULL when
  * there is no text. */
-static char *cache_key(const char *path, const char *text, const char *opts) {
+static char *program_key(const char *path, const char *text, const char *opts) {
   char *key = NULL;
   opts = opts ? opts : "";
   if (text && asprintf(&key, "%zu:%s%zu:%s%s", strlen(path), path, strlen(opts), opts, text) < 0)
@@ -337,7 +337,7 @@ static char *cache_key(const char *path, const char *text, const char *opts) {
   return key;
 }
 
-static weft_program *cache_find(weft_context *ctx, const char *key) {
+static weft_program *program_find(weft_context *ctx, const char *key) {
   for (weft_program *p = ctx->cache; p && key; p = p->next)
     if (!strcmp(p->key, key)) return p;
   return NULL;
@@ -352,8 +352,8 @@ static pipeline_target target_of(weft_context *ctx) {
 static weft_status compile(weft_context *ctx, const char *path, const char *source,
                            const char *opts, weft_program **out) {
   char *file_text = source ? NULL : read_file(path);
-  char *key = cache_key(path, source ? source : file_text, opts);
-  weft_program *cached = cache_find(ctx, key);
+  char *key = program_key(path, source ? source : file_text, opts);
+  weft_program *cached = program_find(ctx, key);
   if (cached) {
     free(key), free(file_text);
     cached->refs++;
@@ -366,7 +366,8 @@ static weft_status compile(weft_context *ctx, const char *path, const char *sour
   handle_add(&p->h, PROGRAM_MAGIC);
   char *err = NULL;
   pipeline_target t = target_of(ctx);
-  weft_status st = pipeline_build(&t, path, source, opts, &p->built, &err);
+  weft_status st = pipeline_build(&t, path, source, source ? source : file_text, opts, &p->built,
+                                  &err);
   free(file_text);
   if (st) {
     free(key);

@@ -24,6 +24,9 @@
  *     v
  *   weft_compiled_kernel: run (the warp function), setargs, block table -> runtime/
  *
+ * cache.c keeps each program built on disk: its description, bitcode and objects, which a
+ * later build of the same program, in any process, takes instead of running the pipeline.
+ *
  * Below every pass: ir.c (IR helpers), files.c, debug.c (WEFT_DEBUG), perf_map.c
  * (WEFT_PERF_MAP), arena.c, ptrmap.c, die.c.
  */
@@ -49,12 +52,18 @@ _Noreturn void weft_die(const char *file, int line, const char *fmt, ...)
 #define DIE(...) weft_die(__FILE__, __LINE__, __VA_ARGS__)
 
 /* --- debug.c: WEFT_DEBUG=lowered,optimized,time, one table of categories --- */
-typedef enum debug_category { DEBUG_LOWERED, DEBUG_OPTIMIZED, DEBUG_TIME } debug_category;
+typedef enum debug_category {
+  DEBUG_LOWERED,
+  DEBUG_OPTIMIZED,
+  DEBUG_TIME,
+  DEBUG_CACHE
+} debug_category;
 int debug_wants(debug_category what);
 void debug_dump(debug_category stage, LLVMModuleRef m); /* the module to stderr, if asked */
 /* Returns the time now in ms; with a phase, and DEBUG_TIME asked for, prints how long it took
  * since `since`. */
 double debug_time(const char *phase, double since);
+void debug_cache(const char *what, const char *entry); /* what the disk cache did, if asked */
 
 /* --- files.c: files, memfds and build options, for both ways of running clang --- */
 char *file_read_fd(int fd, size_t *len);          /* to its end; malloc'd, NUL-ended; NULL */
@@ -345,6 +354,12 @@ typedef struct lower_target {
  * programs), its parameters and where each is in the argument block. */
 weft_status kernel_describe(LLVMValueRef fn, unsigned program, const lower_target *t,
                             lowered_kernel *out, char **err);
+/* Its functions' names: __weft_pNNNNNNNN_run_K and _setargs_K, NNNNNNNN the build's number in
+ * hex, of one width, so that a cached object's names take another build's number in place
+ * (cache.c); 0, or -1 when memory ran out. */
+#define KERNEL_SYMBOL_PREFIX "__weft_p%08x_"
+#define KERNEL_SYMBOL_DIGITS 8
+int kernel_name_functions(lowered_kernel *k, unsigned program);
 void kernel_describe_blocks(const cfg *g, weft_compiled_kernel *k); /* PCs, lines, IPDOMs */
 /* The parameter is a struct passed by value: the argument block holds its bytes. */
 int kernel_param_is_struct(const weft_param *p);
@@ -396,10 +411,23 @@ weft_status jit_unit_codegen(jit_unit *u, char **err); /* an object file for the
  * written before the lowering, which units 1.. read back. With m NULL, unit 0 reads it back
  * too, and the module's global variables are those that an earlier build from the same m
  * defined. */
+/* A build's object files, as bytes: what the disk cache keeps of its code (cache.c). */
+typedef struct jit_objects {
+  unsigned n;
+  int lost; /* memory ran out for a copy: the set is not whole */
+  char *bytes[JIT_UNITS_MAX];
+  size_t size[JIT_UNITS_MAX];
+} jit_objects;
+void jit_objects_free(jit_objects *o);
+/* With `keep`, a copy of each object goes there too. */
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
                         jit_unit_fn *compile, void *arg, LLVMOrcResourceTrackerRef *tracker,
-                        char **err);
+                        jit_objects *keep, char **err);
+/* Objects of an earlier build (from the cache) into the JIT, under a new tracker. */
+weft_status jit_add_objects(weft_jit *j, const jit_objects *o, LLVMOrcResourceTrackerRef *tracker,
+                            char **err);
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err);
+void jit_host(const weft_jit *j, const char **cpu, const char **features); /* what it targets */
 /* Generates code for a small loop shaped like lowered code and throws it away, and maps heap
  * for code generation to reuse, here and then (without waiting) on each other compile thread:
  * the first code generation in a process costs much more than the next (page faults, LLVM's
@@ -459,11 +487,26 @@ typedef struct pipeline_target {
   double build_timeout_s; /* how long clang may compile */
 } pipeline_target;
 /* Builds the file `path` (or `source`, named `path`) with clang options `options` into *p, for
- * x-aligned work-groups. On failure *p is empty and *err (malloc'd) says why. */
+ * x-aligned work-groups, from the disk cache when it holds the build (text: the source, or the
+ * file's text as read for the key; NULL: no cache). On failure *p is empty and *err
+ * (malloc'd) says why. */
 weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
-                           const char *options, program_code *p, char **err);
+                           const char *text, const char *options, program_code *p, char **err);
 /* Builds p's kernels again for work-groups that are not x-aligned, into p->code_unaligned. */
 weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err);
 void pipeline_code_free(program_code *p);
+
+/* --- cache.c: compiled programs on disk (WEFT_CACHE_DIR; WEFT_CACHE=0 is off) --- */
+/* What a build depends on, all of it, malloc'd; NULL when it is not to be cached. */
+char *cache_key(const pipeline_target *t, const char *path, const char *text, const char *opts);
+/* The entry of key into *p (all but its code and function pointers) and *o (its objects, whose
+ * functions build *build named): 0; -1, with nothing filled, when there is none to trust. */
+int cache_load(const char *key, program_code *p, unsigned *build, jit_objects *o);
+/* Writes p, whose objects o build `build` made, as the entry of key; silently skips it when
+ * it cannot. */
+void cache_store(const char *key, const program_code *p, unsigned build, const jit_objects *o);
+/* The objects' functions named for build `to` instead of `from`: 0, or -1 when an object is
+ * not one it can read. */
+int cache_rename(jit_objects *o, unsigned from, unsigned to);
 
 #endif

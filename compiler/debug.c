@@ -16,6 +16,7 @@ static const struct {
     [DEBUG_LOWERED] = {"lowered", "each module as lowered, before optimisation (one unit)"},
     [DEBUG_OPTIMIZED] = {"optimized", "each compile unit's module after optimisation"},
     [DEBUG_TIME] = {"time", "how long loading clang and each phase of a build took"},
+    [DEBUG_CACHE] = {"cache", "what the disk cache did with each build: hit, stored, ignored"},
 };
 
 int debug_wants(debug_category what) {
@@ -35,4 +36,8 @@ double debug_time(const char *phase, double since) {
   if (phase && debug_wants(DEBUG_TIME))
     fprintf(stderr, "weft: %-12s %7.2f ms\n", phase, now - since);
   return now;
+}
+
+void debug_cache(const char *what, const char *entry) {
+  if (debug_wants(DEBUG_CACHE)) fprintf(stderr, "weft: cache: %s %s\n", what, entry);
 }

@@ -323,8 +323,32 @@ static void run_units(weft_jit *j, unit *u, int n) {
 
 /* Hands the unit's object to the JIT (the first error wins), its functions to pm, and frees
  * the rest of the unit. */
+static void keep_object(jit_objects *keep, LLVMMemoryBufferRef object) {
+  size_t size = LLVMGetBufferSize(object);
+  char *copy = malloc(size ? size : 1);
+  if (!copy) {
+    keep->lost = 1;
+    return;
+  }
+  memcpy(copy, LLVMGetBufferStart(object), size);
+  keep->bytes[keep->n] = copy, keep->size[keep->n++] = size;
+}
+
+void jit_objects_free(jit_objects *o) {
+  for (unsigned k = 0; k < o->n; k++) free(o->bytes[k]);
+  memset(o, 0, sizeof *o);
+}
+
+/* Hands an object to the JIT (which owns it from then on), its functions to pm. */
+static weft_status add_object(weft_jit *j, LLVMOrcResourceTrackerRef tracker, perf_map *pm,
+                              LLVMMemoryBufferRef object, char **err) {
+  perf_map_collect(pm, object);
+  LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, tracker, object);
+  return e ? take_error(e, "cannot add code to the JIT", err) : WEFT_SUCCESS;
+}
+
 static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef tracker,
-                               perf_map *pm, weft_status st, char **err) {
+                               perf_map *pm, jit_objects *keep, weft_status st, char **err) {
   if (!st && u->status) st = u->status, *err = u->error, u->error = NULL;
   if (!st && u->nfns) debug_dump(DEBUG_OPTIMIZED, u->m);
   if (debug_wants(DEBUG_TIME) && u->nfns)
@@ -333,10 +357,9 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
             "ms, code gen %.2f ms\n",
             u->index, u->nfns, u->size, u->ms[0], u->ms[1], u->ms[2]);
   if (!st && u->object) {
-    perf_map_collect(pm, u->object); /* the JIT owns the object from here on */
-    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, tracker, u->object);
+    if (keep) keep_object(keep, u->object);
+    st = add_object(j, tracker, pm, u->object, err);
     u->object = NULL;
-    if (e) st = take_error(e, "cannot add code to the JIT", err);
   }
   if (u->object) LLVMDisposeMemoryBuffer(u->object);
   free(u->error);
@@ -347,7 +370,7 @@ static weft_status finish_unit(weft_jit *j, unit *u, LLVMOrcResourceTrackerRef t
 
 weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcode, unsigned size,
                         jit_unit_fn *compile, void *arg, LLVMOrcResourceTrackerRef *tracker,
-                        char **err) {
+                        jit_objects *keep, char **err) {
   int n = units_for(size);
   unit u[JIT_UNITS_MAX] = {{0}};
   for (int k = 0; k < n; k++)
@@ -358,8 +381,21 @@ weft_status jit_compile(weft_jit *j, LLVMModuleRef m, LLVMMemoryBufferRef bitcod
   *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
   weft_status st = WEFT_SUCCESS;
   perf_map *pm = perf_map_begin();
-  for (int k = 0; k < n; k++) st = finish_unit(j, &u[k], *tracker, pm, st, err);
+  for (int k = 0; k < n; k++) st = finish_unit(j, &u[k], *tracker, pm, keep, st, err);
   perf_map_end(pm, st ? NULL : j->lljit); /* looks up every function: links all the objects */
+  return st;
+}
+
+weft_status jit_add_objects(weft_jit *j, const jit_objects *o, LLVMOrcResourceTrackerRef *tracker,
+                            char **err) {
+  *tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
+  weft_status st = WEFT_SUCCESS;
+  perf_map *pm = perf_map_begin();
+  for (unsigned k = 0; k < o->n && !st; k++)
+    st = add_object(j, *tracker, pm,
+                    LLVMCreateMemoryBufferWithMemoryRangeCopy(o->bytes[k], o->size[k], "cached"),
+                    err);
+  perf_map_end(pm, st ? NULL : j->lljit);
   return st;
 }
 
@@ -474,6 +510,10 @@ void jit_warm_up(weft_jit *j, unsigned G) {
   warm_up_unit(&j->warm[0]);
   for (int k = 1; k < units_max(); k++)
     if (jit_thread_start(&j->threads[k])) jit_thread_run(&j->threads[k], warm_up_unit, &j->warm[k]);
+}
+
+void jit_host(const weft_jit *j, const char **cpu, const char **features) {
+  *cpu = j->cpu, *features = j->features;
 }
 
 weft_status jit_lookup(weft_jit *j, const char *name, void **addr, char **err) {

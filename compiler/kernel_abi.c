@@ -167,6 +167,15 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
   return WEFT_SUCCESS;
 }
 
+int kernel_name_functions(lowered_kernel *k, unsigned program) {
+  free(k->run_name), free(k->setargs_name);
+  k->run_name = k->setargs_name = NULL;
+  if (asprintf(&k->run_name, KERNEL_SYMBOL_PREFIX "run_%s", program, k->info.name) < 0 ||
+      asprintf(&k->setargs_name, KERNEL_SYMBOL_PREFIX "setargs_%s", program, k->info.name) < 0)
+    return free(k->run_name), k->run_name = NULL, -1;
+  return 0;
+}
+
 weft_status kernel_describe(LLVMValueRef kfn, unsigned program, const lower_target *t,
                             lowered_kernel *out, char **err) {
   memset(out, 0, sizeof *out);
@@ -176,9 +185,7 @@ weft_status kernel_describe(LLVMValueRef kfn, unsigned program, const lower_targ
   const char *file = LLVMGetDebugLocFilename(kfn, &(unsigned){0});
   k->file = file && *file ? strdup(file) : NULL;
   k->warp = t->warp, k->lanes = t->lanes;
-  if (asprintf(&out->run_name, "__weft_p%u_run_%s", program, k->name) < 0 ||
-      asprintf(&out->setargs_name, "__weft_p%u_setargs_%s", program, k->name) < 0)
-    return WEFT_ERROR_OUT_OF_MEMORY;
+  if (kernel_name_functions(out, program)) return WEFT_ERROR_OUT_OF_MEMORY;
   return describe_params(kfn, LLVMGetModuleDataLayout(LLVMGetGlobalParent(kfn)), k, err);
 }
 

@@ -117,9 +117,10 @@ static unsigned kernel_instrs(LLVMModuleRef m, unsigned *n) {
  * *tracker: for x-aligned work-groups only, or for all. */
 static weft_status build_variant(const pipeline_target *t, program_code *p, LLVMModuleRef m,
                                  int x_aligned_only, lowered_kernel *out,
-                                 LLVMOrcResourceTrackerRef *tracker, char **err) {
+                                 LLVMOrcResourceTrackerRef *tracker, jit_objects *keep,
+                                 char **err) {
   build b = {t, p, (*t->builds)++, x_aligned_only, out};
-  return jit_compile(t->jit, m, p->front_end, p->instrs, compile_unit, &b, tracker, err);
+  return jit_compile(t->jit, m, p->front_end, p->instrs, compile_unit, &b, tracker, keep, err);
 }
 
 /* Sets p's kernels' function pointers to the code of the variant `built`: the warp function
@@ -151,9 +152,39 @@ static void warm_up(void *arg) {
   debug_time("warm-up", since);
 }
 
+/* A build from the disk cache: p as the entry left it, its objects o, whose functions build
+ * `was` named, get this build's number and go to the JIT. */
+static weft_status build_cached(const pipeline_target *t, program_code *p, unsigned was,
+                                jit_objects *o, char **err) {
+  unsigned id = (*t->builds)++;
+  if (cache_rename(o, was, id)) return WEFT_ERROR_JIT;
+  for (unsigned i = 0; i < p->nkernels; i++)
+    if (kernel_name_functions(&p->kernels[i], id)) return WEFT_ERROR_OUT_OF_MEMORY;
+  weft_status st = jit_add_objects(t->jit, o, &p->code, err);
+  return st ? st : link_kernels(t->jit, p, p->kernels, 0, err);
+}
+
+/* The build from the disk cache, if it holds a good one: 0; else -1 and p empty. */
+static int from_cache(const pipeline_target *t, const char *key, program_code *p) {
+  jit_objects o = {0};
+  unsigned was;
+  if (cache_load(key, p, &was, &o)) return -1;
+  double since = debug_time(NULL, 0);
+  char *err = NULL;
+  weft_status st = build_cached(t, p, was, &o, &err);
+  jit_objects_free(&o);
+  if (!st) return debug_time("from cache", since), 0;
+  debug_cache("could not use its entry:", err ? err : "out of memory"); /* built anew */
+  free(err);
+  pipeline_code_free(p);
+  return -1;
+}
+
 weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
-                           const char *options, program_code *p, char **err) {
+                           const char *text, const char *options, program_code *p, char **err) {
   memset(p, 0, sizeof *p);
+  char *key = cache_key(t, path, text, options);
+  if (key && !from_cache(t, key, p)) return free(key), WEFT_SUCCESS;
   LLVMContextRef llvm = LLVMContextCreate();
   frontend_result fr;
   frontend_run run = {warm_up, (void *)t, t->build_timeout_s};
@@ -162,7 +193,7 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   if (st) {
     *err = fr.log ? fr.log : strdup("weft: the front end failed");
     LLVMContextDispose(llvm);
-    return st;
+    return free(key), st;
   }
   p->log = fr.log ? fr.log : strdup("");
   since = debug_time("front end", since);
@@ -170,11 +201,17 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
   p->front_end = LLVMWriteBitcodeToMemoryBuffer(fr.module);
   /* the back end: compile_unit in each compile unit */
-  st = p->kernels && p->front_end ? build_variant(t, p, fr.module, 1, p->kernels, &p->code, err)
-                                  : WEFT_ERROR_OUT_OF_MEMORY;
+  jit_objects keep = {0};
+  unsigned id = *t->builds;
+  st = p->kernels && p->front_end
+           ? build_variant(t, p, fr.module, 1, p->kernels, &p->code, key ? &keep : NULL, err)
+           : WEFT_ERROR_OUT_OF_MEMORY;
   LLVMDisposeModule(fr.module);
   if (!st) st = link_kernels(t->jit, p, p->kernels, 0, err);
   if (!st) debug_time("back end", since);
+  if (!st) cache_store(key, p, id, &keep);
+  jit_objects_free(&keep);
+  free(key);
   LLVMContextDispose(llvm);
   if (st) pipeline_code_free(p);
   return st;
@@ -183,7 +220,7 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
 weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err) {
   double since = debug_time(NULL, 0);
   lowered_kernel *out = calloc(p->nkernels ? p->nkernels : 1, sizeof *out);
-  weft_status st = out ? build_variant(t, p, NULL, 0, out, &p->code_unaligned, err)
+  weft_status st = out ? build_variant(t, p, NULL, 0, out, &p->code_unaligned, NULL, err)
                        : WEFT_ERROR_OUT_OF_MEMORY;
   if (!st) st = link_kernels(t->jit, p, out, 1, err);
   for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);

@@ -28,7 +28,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Linking: libweft.so or libweft.a, as `pkg-config --cflags --libs weft` says, or the target
+ * weft::weft of CMake's find_package(weft). This header compiles as C11 and as C++. */
 #define WEFT_API __attribute__((visibility("default")))
+
+/* The version of this header. CMakeLists.txt takes the project's version from these lines, so
+ * that they are its one source; weft_version() is the library's, which differs from
+ * WEFT_VERSION only when a program runs with another libweft than it was built against. */
+#define WEFT_VERSION_MAJOR 0
+#define WEFT_VERSION_MINOR 1
+#define WEFT_VERSION_PATCH 0
+#define WEFT_VERSION "0.1.0" /* MAJOR.MINOR.PATCH (CMakeLists.txt checks that they agree) */
+
+/* The library's version: the WEFT_VERSION of the weft.h it was built with. */
+WEFT_API const char *weft_version(void);
 
 typedef enum weft_status {
   WEFT_SUCCESS = 0,
@@ -322,5 +339,9 @@ typedef struct weft_trace_options {
 WEFT_API weft_status weft_kernel_launch_traced(weft_kernel *kernel, const weft_ndrange *range,
                                                unsigned nargs, const weft_arg *args,
                                                weft_stats *stats, const weft_trace_options *trace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,10 +1,14 @@
-/* Names for statuses, types and argument kinds, the sizes of types (the one table of them),
- * masks as text, and the one way the runtime writes an error message: a single line into the
- * caller's buffer, never to stderr. */
+/* The library's version, names for statuses, types and argument kinds, the sizes of types (the
+ * one table of them), masks as text, and the one way the runtime writes an error message: a
+ * single line into the caller's buffer, never to stderr. */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "runtime.h"
+
+/* Compiled in, so that a program can tell which libweft it runs with from the weft.h it was
+ * built against (WEFT_VERSION). */
+const char *weft_version(void) { return WEFT_VERSION; }
 
 const char *weft_status_name(weft_status status) {
   switch (status) {

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "driver.h"
+#include "weft.h"
 
 static const char usage[] =
     "usage: weft COMMAND [ARGS]\n"
+    "       weft --version     (prints `weft` and the version of weft, such as `weft 0.1.0`)\n"
     "\n"
     "weft compiles OpenCL C kernels and runs them on x86 CPUs with GPU (SIMT) semantics.\n"
     "\n"
@@ -42,6 +44,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
     return fputs(usage, stdout), 0;
+  if (!strcmp(cmd, "--version")) return printf("weft %s\n", weft_version()), 0;
   if (!strcmp(cmd, "cfg")) return cmd_cfg(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);

@@ -563,7 +563,7 @@ test_perf_map() {
   expect_status 0
   [ -f "$dir/map" ] || fail "no $map"
   for fn in 'run_sphere_trace' 'run_sphere_trace\.1' 'setargs_sphere_trace'; do
-    grep -Eq "^[0-9a-f]+ [0-9a-f]+ __weft_p[0-9]+_$fn\$" "$dir/map" ||
+    grep -Eq "^[0-9a-f]+ [0-9a-f]+ __weft_p[0-9a-f]{8}_$fn\$" "$dir/map" ||
       fail "no line for $fn in the map: $(cat "$dir/map")"
   done
 }
@@ -586,6 +586,138 @@ test_perf_map_symlink() {
   expect_status 0
   [ $linked = 1 ] || fail "the link was replaced"
   [ ! -e "$dir/target" ] || fail "weft wrote the map where the link points"
+}
+
+# ---- the disk cache of compiled programs (ctest runs every other test with WEFT_CACHE=0) ----
+
+# cached ARGS...: `weft run ARGS` with the cache on in $dir/cache, saying what it did
+# (WEFT_DEBUG=cache,time: "cache: hit", "from cache", "front end" ...).
+cached() {
+  WEFT_CACHE=1 WEFT_CACHE_DIR=$dir/cache WEFT_DEBUG=cache,time weft run "$@"
+}
+entries() { ls "$dir/cache" 2>/dev/null | grep -c '\.weftc$'; }
+mandel() { cached "$samples/mandelbrot.cl" --out "0=$dir/$1"; }
+# the build ran clang and code generation and stored its entry
+expect_built() {
+  expect_status 0
+  expect_line "weft: front end" && expect_line "weft: cache: stored"
+}
+expect_hit() {
+  expect_status 0
+  expect_line "weft: cache: hit" && expect_line "weft: from cache"
+  ! grep -q "weft: front end" "$out" || fail "a hit ran clang"
+}
+
+# a second process builds nothing: the same code, the same output as without a cache
+test_cache_hit() {
+  WEFT_CACHE=0 weft run "$samples/mandelbrot.cl" --out "0=$dir/plain"
+  expect_status 0
+  mandel first
+  expect_built
+  mandel second
+  expect_hit
+  cmp -s "$dir/plain" "$dir/first" && cmp -s "$dir/plain" "$dir/second" ||
+    fail "the outputs differ"
+  [ "$(entries)" = 1 ] || fail "$(entries) entries, expected 1"
+}
+
+# the variant for work-groups that are not x-aligned is built from the entry's bitcode
+test_cache_hit_unaligned() {
+  v="-g 1200 -l 12 --arg f32[1200]=rand:1 --arg f32[1200]=iota --arg f32[1200]=zero"
+  WEFT_CACHE=0 weft run "$vadd" $v --out "2=$dir/plain"
+  cached "$vadd" $v --out "2=$dir/first"
+  expect_built
+  cached "$vadd" $v --out "2=$dir/second"
+  expect_hit
+  cmp -s "$dir/plain" "$dir/first" && cmp -s "$dir/plain" "$dir/second" ||
+    fail "the outputs differ"
+}
+
+# damage_entry HOW: the only entry, truncated to half (HOW=cut) or 16 bytes of its middle
+# overwritten (HOW=bytes)
+damage_entry() {
+  f=$(ls "$dir"/cache/*.weftc) size=$(wc -c <"$f")
+  if [ "$1" = cut ]; then
+    head -c $((size / 2)) "$f" >"$f.cut" && mv "$f.cut" "$f"
+  else
+    printf 'DAMAGED-DAMAGED!' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+  fi
+}
+
+# a damaged entry is ignored, the program built again and the entry written again
+cache_damaged() {
+  mandel plain
+  damage_entry "$1"
+  mandel again
+  expect_built
+  expect_line "weft: cache: ignored a damaged or foreign entry"
+  cmp -s "$dir/plain" "$dir/again" || fail "the output differs after a damaged entry"
+  mandel third
+  expect_hit
+}
+test_cache_damaged_bytes() { cache_damaged bytes; }
+test_cache_damaged_cut() { cache_damaged cut; }
+
+# another program's entry under this one's name (a hash shared by chance) is not taken
+test_cache_foreign() {
+  mandel plain
+  m=$(ls "$dir"/cache/*.weftc)
+  v="-g 256 -l 64 --arg f32[256]=iota --arg f32[256]=iota --arg f32[256]=zero"
+  cached "$vadd" $v --out "2=$dir/vadd"
+  v_entry=$(ls "$dir"/cache/*.weftc | grep -v "$m")
+  cp "$m" "$v_entry"
+  cached "$vadd" $v --out "2=$dir/vadd2"
+  expect_built
+  expect_line "weft: cache: ignored a damaged or foreign entry"
+  cmp -s "$dir/vadd" "$dir/vadd2" || fail "the output differs after a foreign entry"
+}
+
+# processes that build the same program at once each find a whole entry or none
+test_cache_concurrent() {
+  for i in 1 2 3 4; do
+    WEFT_CACHE=1 WEFT_CACHE_DIR=$dir/cache "$WEFT" run "$samples/mandelbrot.cl" \
+      --out "0=$dir/out$i" >"$dir/log$i" 2>&1 &
+  done
+  wait
+  for i in 1 2 3 4; do
+    [ -s "$dir/out$i" ] || fail "process $i wrote nothing: $(cat "$dir/log$i")"
+    cmp -s "$dir/out1" "$dir/out$i" || fail "process $i's output differs"
+  done
+  [ "$(ls "$dir/cache" | wc -l)" = 1 ] || fail "the cache holds: $(ls "$dir/cache")"
+  mandel last
+  expect_hit
+  cmp -s "$dir/out1" "$dir/last" || fail "the output from the cache differs"
+}
+
+# WEFT_CACHE=0 writes nothing
+test_cache_off() {
+  WEFT_CACHE=0 WEFT_CACHE_DIR=$dir/cache weft run "$samples/mandelbrot.cl"
+  expect_status 0
+  [ "$(entries)" = 0 ] || fail "an entry was written"
+}
+
+# a folder that others may write to could hand weft their code: it is not used
+test_cache_unsafe_dir() {
+  mkdir -p "$dir/cache" && chmod 777 "$dir/cache"
+  mandel plain
+  expect_status 0
+  expect_line "weft: the kernel cache .*/cache is not used: others may write to it"
+  [ "$(entries)" = 0 ] || fail "an entry was written"
+}
+
+# a program that includes a file is built every time: the key would not see the file change
+test_cache_include() {
+  printf '#define SCALE 2.0f\n' >"$dir/scale.h"
+  printf '#include "scale.h"\n__kernel void k(__global float *o) { o[get_global_id(0)] = SCALE; }\n' \
+    >"$dir/k.cl"
+  cached "$dir/k.cl" -g 16 -l 16 --arg f32[16]=zero --out "0=$dir/two"
+  expect_status 0
+  printf '#define SCALE 3.0f\n' >"$dir/scale.h"
+  cached "$dir/k.cl" -g 16 -l 16 --arg f32[16]=zero --out "0=$dir/three"
+  expect_status 0
+  [ "$(entries)" = 0 ] || fail "an entry was written"
+  cmp -s "$dir/two" "$dir/three" && fail "the header's change was not seen"
+  return 0
 }
 
 # ---- running ----

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <time.h>
 
 #include "weft.h"
@@ -257,6 +258,57 @@ static void still_builds(weft_context *ctx) {
                            (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, sizeof ones, ones}}, 8, 8),
                    WEFT_SUCCESS);
   for (int i = 0; i < 8; i++) assert_int_equal(ones[i], 1);
+}
+
+/* Builds and runs `k(__global int *o)` of src in ctx over 8 work-items into o, with what
+ * stderr got (WEFT_DEBUG=cache says what the disk cache did) in log. */
+static void run_logged(weft_context *ctx, const char *src, int *o, char *log, size_t n) {
+  char path[] = "/tmp/weft_test_log.XXXXXX";
+  int fd = mkstemp(path), saved = dup(2);
+  assert_true(fd >= 0 && saved >= 0);
+  fflush(stderr), dup2(fd, 2);
+  setenv("WEFT_DEBUG", "cache", 1);
+  weft_status st = run_one(ctx, "k.cl", src, 1, (weft_arg[]){{WEFT_ARG_GLOBAL, WEFT_I32, 32, o}}, 8,
+                           8);
+  unsetenv("WEFT_DEBUG");
+  fflush(stderr), dup2(saved, 2), close(saved);
+  ssize_t got = pread(fd, log, n - 1, 0);
+  log[got > 0 ? got : 0] = 0;
+  close(fd), unlink(path);
+  assert_int_equal(st, WEFT_SUCCESS);
+}
+
+/* The disk cache (compiler/cache.c) between contexts, as between processes: a build that
+ * another context stored comes from its entry, its functions renamed for the build's number in
+ * this context, where another program's functions already have the number it was stored
+ * with (the JIT would refuse the same name twice, or run the other kernel). */
+static void disk_cache_renames_for_each_context(void **state) {
+  (void)state;
+  char dir[] = "/tmp/weft_test_cache.XXXXXX", log[4096];
+  assert_non_null(mkdtemp(dir));
+  setenv("WEFT_CACHE", "1", 1), setenv("WEFT_CACHE_DIR", dir, 1);
+  const char
+      *twice = "__kernel void k(__global int *o) { o[get_global_id(0)] = 2 * get_global_id(0); }",
+      *plus = "__kernel void k(__global int *o) { o[get_global_id(0)] = get_global_id(0) + 7; }";
+  weft_options opts = {.threads = 2, .warp = 8, .lanes = 4};
+  weft_context *a, *b;
+  int o[8];
+  assert_int_equal(weft_context_create(&opts, &a), WEFT_SUCCESS);
+  run_logged(a, twice, o, log, sizeof log); /* a's build 0 */
+  assert_non_null(strstr(log, "cache: stored"));
+  assert_int_equal(weft_context_create(&opts, &b), WEFT_SUCCESS);
+  run_logged(b, plus, o, log, sizeof log); /* b's build 0 */
+  assert_non_null(strstr(log, "cache: stored"));
+  for (int i = 0; i < 8; i++) assert_int_equal(o[i], i + 7);
+  run_logged(b, twice, o, log, sizeof log); /* stored as build 0, now b's build 1 */
+  assert_non_null(strstr(log, "cache: hit"));
+  assert_null(strstr(log, "could not use")), assert_null(strstr(log, "stored")); /* not rebuilt */
+  for (int i = 0; i < 8; i++) assert_int_equal(o[i], 2 * i);
+  weft_context_release(a), weft_context_release(b);
+  setenv("WEFT_CACHE", "0", 1), unsetenv("WEFT_CACHE_DIR");
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
 }
 
 static void write_text(const char *dir, const char *name, const char *text) {
@@ -1169,6 +1221,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(exit_while_clang_loads),
       cmocka_unit_test(same_source_is_built_once),
+      cmocka_unit_test(disk_cache_renames_for_each_context),
       cmocka_unit_test(build_error_names_file_and_line),
       cmocka_unit_test(both_ways_of_running_clang_agree),
       cmocka_unit_test(warnings_reach_the_build_log),

@@ -1,0 +1,433 @@
+/* The disk cache of compiled programs: a second process that builds the same program pays no
+ * clang and no code generation (WEFT_CACHE_DIR, default $XDG_CACHE_HOME/weft or
+ * ~/.cache/weft; WEFT_CACHE=0 turns it off).
+ *
+ * An entry is one file, named by a hash of its key, that holds the key itself and the program:
+ * the front end's log and bitcode (from which the variant for work-groups that are not
+ * x-aligned is built when a launch needs it), each kernel's description (kernel.h) and the
+ * objects of its code. The key is everything the code depends on: weft's own code (its build
+ * ID), LLVM's version, clang (its path, size and time), the CPU (name and features), W, G, the
+ * file name, the build options and the source text. A program whose text or options say
+ * "include" or "import" anywhere is not cached: it may read other files, which the key would
+ * not see change (a directive can be spelt with a macro, a trigraph or a line splice, so the
+ * test errs on the safe side).
+ *
+ * An entry is never trusted. The directory must be the user's and writable by no one else; the
+ * entry's checksum must match, its key must be this build's byte for byte (two keys can share
+ * a hash), and every count and length in it must fit in what is left of it. Anything else is
+ * ignored: the program is built and the entry written again. Entries are written to a
+ * temporary file and renamed into place, so that processes building the same program at once
+ * each find a whole entry or none. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+
+#include "compiler.h"
+
+#define ENTRY_MAGIC "weftc\0\0\1" /* the format's version in the last byte */
+#define ENTRY_HEAD 24             /* magic, payload size, checksum */
+#define MAX_KERNELS 4096
+#define MAX_BLOCKS (1u << 24)
+#define MAX_PARAMS 4096
+#define ENTRY_PATH_MAX (PATH_MAX + 32) /* the folder and an entry's name in it */
+
+static uint64_t fnv1a(const void *data, size_t n, uint64_t h) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+#define FNV_START 0xcbf29ce484222325ull
+
+/* ---- the key ---- */
+
+typedef struct own_code {
+  uintptr_t at; /* an address in weft's code */
+  char id[2 * 64 + 1]; /* its object's build ID in hex, "" when it has none */
+} own_code;
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  own_code *o = arg;
+  int mine = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && o->at >= start && o->at < start + ph->p_memsz) mine = 1;
+  }
+  for (int i = 0; mine && i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE) continue;
+    const char *n = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = n + ph->p_memsz;
+    while (n + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *h = (const ElfW(Nhdr) *)n;
+      const unsigned char *desc = (const unsigned char *)n + sizeof *h + ((h->n_namesz + 3) & ~3u);
+      if (h->n_type == NT_GNU_BUILD_ID && h->n_descsz <= 64 && (const char *)desc <= end)
+        for (unsigned k = 0; k < h->n_descsz; k++) sprintf(o->id + 2 * k, "%02x", desc[k]);
+      n = (const char *)desc + ((h->n_descsz + 3) & ~3u);
+    }
+  }
+  return mine;
+}
+
+static own_code weft_code;
+
+static void read_code_id(void) {
+  weft_code.at = (uintptr_t)&read_code_id;
+  dl_iterate_phdr(find_build_id, &weft_code);
+}
+
+/* The build ID of the executable or library that holds this code: weft's version, down to
+ * the last change of any of its files; "" when it has none (then nothing is cached). */
+static const char *weft_code_id(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_code_id);
+  return weft_code.id;
+}
+
+/* clang as the key sees it: the path weft runs, its size and time of change. */
+static void clang_identity(char *out, size_t n) {
+  const char *env = getenv("WEFT_CLANG"), *path = env && *env ? env : WEFT_CLANG_PATH;
+  struct stat st;
+  if (stat(path, &st)) memset(&st, 0, sizeof st);
+  snprintf(out, n, "%s %lld %lld.%09ld", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+           st.st_mtim.tv_nsec);
+}
+
+static int may_read_other_files(const char *text, const char *opts) {
+  return strstr(text, "include") || strstr(text, "import") || strstr(opts, "include");
+}
+
+char *cache_key(const pipeline_target *t, const char *path, const char *text, const char *opts) {
+  opts = opts ? opts : "";
+  if (!text || !*weft_code_id() || may_read_other_files(text, opts)) return NULL;
+  const char *cpu, *features;
+  jit_host(t->jit, &cpu, &features);
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  char clang[PATH_MAX + 64];
+  clang_identity(clang, sizeof clang);
+  char *key = NULL;
+  if (asprintf(&key,
+               "weft %s\nllvm %u.%u.%u\nclang %s\ncpu %s %s\nW %u G %u avx512 %d\n"
+               "file %zu:%s\noptions %zu:%s\n%s",
+               weft_code_id(), major, minor, patch, clang, cpu, features, t->warp, t->lanes,
+               t->avx512, strlen(path), path, strlen(opts), opts, text) < 0)
+    return NULL;
+  return key;
+}
+
+/* ---- the directory ---- */
+
+static atomic_flag warned = ATOMIC_FLAG_INIT;
+
+static int refuse_dir(const char *dir, const char *why) {
+  if (!atomic_flag_test_and_set(&warned))
+    fprintf(stderr, "weft: the kernel cache %s is not used: %s\n", dir, why);
+  return -1;
+}
+
+/* mkdir -p, each new folder the user's alone. */
+static int make_dirs(char *dir) {
+  for (char *s = dir + 1;; s++) {
+    if (*s && *s != '/') continue;
+    char c = *s;
+    *s = 0;
+    int bad = mkdir(dir, 0700) && errno != EEXIST;
+    *s = c;
+    if (bad || !c) return bad ? -1 : 0;
+  }
+}
+
+/* The cache's folder in dir (PATH_MAX bytes): 0, or -1 when there is none to use. */
+static int cache_dir(char *dir) {
+  const char *on = getenv("WEFT_CACHE"), *d = getenv("WEFT_CACHE_DIR"),
+             *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (on && !strcmp(on, "0")) return -1;
+  int n = d && *d              ? snprintf(dir, PATH_MAX, "%s", d)
+          : xdg && *xdg == '/' ? snprintf(dir, PATH_MAX, "%s/weft", xdg)
+          : home && *home      ? snprintf(dir, PATH_MAX, "%s/.cache/weft", home)
+                               : -1;
+  if (n < 0 || n >= PATH_MAX - 64) return -1;
+  struct stat st;
+  if (make_dirs(dir) || stat(dir, &st)) return refuse_dir(dir, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return refuse_dir(dir, "it is not a directory");
+  if (st.st_uid != geteuid()) return refuse_dir(dir, "it belongs to another user");
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return refuse_dir(dir, "others may write to it");
+  return 0;
+}
+
+static int entry_path(char *path, const char *key) {
+  char dir[PATH_MAX];
+  if (cache_dir(dir)) return -1;
+  snprintf(path, ENTRY_PATH_MAX, "%s/%016llx.weftc", dir,
+           (unsigned long long)fnv1a(key, strlen(key), FNV_START));
+  return 0;
+}
+
+/* ---- writing an entry ---- */
+
+typedef struct out_buf {
+  char *p;
+  size_t n, cap;
+  int failed;
+} out_buf;
+
+static void put(out_buf *b, const void *data, size_t n) {
+  if (b->failed) return;
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + n) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+      b->failed = 1;
+      return;
+    }
+    b->p = p, b->cap = cap;
+  }
+  memcpy(b->p + b->n, data, n);
+  b->n += n;
+}
+
+static void put_u64(out_buf *b, uint64_t v) { put(b, &v, 8); }
+static void put_bytes(out_buf *b, const void *data, size_t n) { put_u64(b, n), put(b, data, n); }
+static void put_str(out_buf *b, const char *s) {
+  put_u64(b, s ? 1 : 0);
+  if (s) put_bytes(b, s, strlen(s));
+}
+
+static void put_kernel(out_buf *b, const weft_compiled_kernel *k) {
+  put_str(b, k->name), put_str(b, k->file);
+  put_u64(b, k->warp), put_u64(b, k->lanes), put_u64(b, k->nblocks);
+  const uint32_t *arrays[] = {k->ipdom, k->first_line, k->last_line, k->ninstr, k->barrier_line};
+  for (int a = 0; a < 5; a++) put(b, arrays[a], 4 * ((size_t)k->nblocks + 1));
+  put_u64(b, k->frame_size), put_u64(b, k->static_local_size), put_u64(b, k->args_size);
+  put_u64(b, (uint64_t)k->flush_denormals), put_u64(b, k->nparams);
+  for (unsigned i = 0; i < k->nparams; i++) {
+    const weft_param *p = &k->params[i];
+    put_str(b, p->name), put_str(b, p->type_name);
+    put_u64(b, p->kind), put_u64(b, p->type), put_u64(b, p->vector_width);
+    put_u64(b, p->size), put_u64(b, p->offset);
+  }
+}
+
+static void put_program(out_buf *b, const char *key, const program_code *p, unsigned build,
+                        const jit_objects *o) {
+  put_str(b, key), put_str(b, p->log);
+  put_bytes(b, LLVMGetBufferStart(p->front_end), LLVMGetBufferSize(p->front_end));
+  put_u64(b, p->instrs), put_u64(b, build), put_u64(b, p->nkernels);
+  for (unsigned i = 0; i < p->nkernels; i++) put_kernel(b, &p->kernels[i].info);
+  put_u64(b, o->n);
+  for (unsigned k = 0; k < o->n; k++) put_bytes(b, o->bytes[k], o->size[k]);
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w, n -= (size_t)w;
+  }
+  return 0;
+}
+
+void cache_store(const char *key, const program_code *p, unsigned build, const jit_objects *o) {
+  char path[ENTRY_PATH_MAX], tmp[ENTRY_PATH_MAX + 16];
+  if (!key || o->lost || entry_path(path, key)) return;
+  out_buf b = {0};
+  put(&b, ENTRY_MAGIC, 8), put_u64(&b, 0), put_u64(&b, 0);
+  put_program(&b, key, p, build, o);
+  if (!b.failed) {
+    uint64_t size = b.n - ENTRY_HEAD, sum = fnv1a(b.p + ENTRY_HEAD, size, FNV_START);
+    memcpy(b.p + 8, &size, 8), memcpy(b.p + 16, &sum, 8);
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    int ok = fd >= 0 && !write_all(fd, b.p, b.n);
+    if (fd >= 0 && close(fd)) ok = 0;
+    if (ok && !rename(tmp, path)) debug_cache("stored", path);
+    else if (fd >= 0) unlink(tmp);
+  }
+  free(b.p);
+}
+
+/* ---- reading an entry: every count and length checked against what is left ---- */
+
+typedef struct in_buf {
+  const char *p, *end;
+  int bad;
+} in_buf;
+
+static const void *take(in_buf *b, size_t n) {
+  if (b->bad || (size_t)(b->end - b->p) < n) return b->bad = 1, NULL;
+  const char *at = b->p;
+  b->p += n;
+  return at;
+}
+
+static uint64_t take_u64(in_buf *b) {
+  uint64_t v = 0;
+  const void *at = take(b, 8);
+  if (at) memcpy(&v, at, 8);
+  return v;
+}
+
+static unsigned take_count(in_buf *b, unsigned max) {
+  uint64_t v = take_u64(b);
+  if (v > max) b->bad = 1;
+  return b->bad ? 0 : (unsigned)v;
+}
+
+static const char *take_bytes(in_buf *b, size_t *n) {
+  *n = take_u64(b);
+  return take(b, *n);
+}
+
+/* A string, malloc'd; NULL when the entry held none (or is bad). */
+static char *take_str(in_buf *b) {
+  if (!take_u64(b)) return NULL;
+  size_t n;
+  const char *s = take_bytes(b, &n);
+  char *copy = s ? strndup(s, n) : NULL;
+  if (s && (!copy || strlen(copy) != n)) b->bad = 1;
+  return copy;
+}
+
+static uint32_t *take_u32s(in_buf *b, size_t n) {
+  const void *at = take(b, 4 * n);
+  uint32_t *a = at ? malloc(4 * n) : NULL;
+  if (a) memcpy(a, at, 4 * n);
+  else b->bad = 1;
+  return a;
+}
+
+static void take_kernel(in_buf *b, weft_compiled_kernel *k) {
+  k->name = take_str(b), k->file = take_str(b);
+  k->warp = take_count(b, WEFT_MAX_WARP), k->lanes = take_count(b, WEFT_MAX_WARP);
+  k->nblocks = take_count(b, MAX_BLOCKS);
+  if (!k->name) b->bad = 1;
+  const uint32_t **arrays[] = {&k->ipdom, &k->first_line, &k->last_line, &k->ninstr,
+                               &k->barrier_line};
+  for (int a = 0; a < 5 && !b->bad; a++) *arrays[a] = take_u32s(b, (size_t)k->nblocks + 1);
+  for (unsigned pc = 0; pc < k->nblocks && !b->bad; pc++)
+    if (k->ipdom[pc] > k->nblocks) b->bad = 1; /* the runtime follows these */
+  k->frame_size = take_u64(b), k->static_local_size = take_u64(b), k->args_size = take_u64(b);
+  k->flush_denormals = (int)take_count(b, 1);
+  k->nparams = take_count(b, MAX_PARAMS);
+  weft_param *ps = b->bad ? NULL : calloc(k->nparams ? k->nparams : 1, sizeof *ps);
+  if (!ps) b->bad = 1;
+  k->params = ps;
+  for (unsigned i = 0; i < k->nparams && !b->bad; i++) {
+    weft_param *p = &ps[i];
+    p->name = take_str(b), p->type_name = take_str(b);
+    p->kind = (weft_arg_kind)take_count(b, WEFT_ARG_LOCAL);
+    p->type = (weft_type)take_count(b, WEFT_OTHER);
+    p->vector_width = take_count(b, 16);
+    p->size = take_u64(b), p->offset = take_u64(b);
+    if (!p->name || !p->type_name || p->offset + p->size > k->args_size) b->bad = 1;
+  }
+}
+
+/* The program of entry b, whose key must be `key`: into p and o, with the number of the build
+ * that named its functions in *build. */
+static void take_program(in_buf *b, const char *key, program_code *p, unsigned *build,
+                         jit_objects *o) {
+  char *stored = take_str(b);
+  int foreign = !stored || strcmp(stored, key);
+  free(stored);
+  if (foreign) {
+    b->bad = 1;
+    return;
+  }
+  p->log = take_str(b);
+  size_t n;
+  const char *bitcode = take_bytes(b, &n);
+  if (bitcode) p->front_end = LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, n, "front end");
+  p->instrs = take_count(b, UINT32_MAX), *build = take_count(b, UINT32_MAX);
+  p->nkernels = take_count(b, MAX_KERNELS);
+  p->kernels = b->bad ? NULL : calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
+  if (!p->log || !p->kernels) b->bad = 1;
+  for (unsigned i = 0; i < p->nkernels && !b->bad; i++) take_kernel(b, &p->kernels[i].info);
+  unsigned nobjects = take_count(b, JIT_UNITS_MAX);
+  for (unsigned k = 0; k < nobjects && !b->bad; k++) {
+    const char *bytes = take_bytes(b, &o->size[k]);
+    o->bytes[k] = bytes ? malloc(o->size[k] ? o->size[k] : 1) : NULL;
+    if (!o->bytes[k]) b->bad = 1;
+    else memcpy(o->bytes[k], bytes, o->size[k]), o->n++;
+  }
+  if (b->p != b->end) b->bad = 1;
+}
+
+/* The file at path if it is the user's own regular file; malloc'd. */
+static char *read_entry(const char *path, size_t *n) {
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char *text = NULL;
+  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid()) text = file_read_fd(fd, n);
+  close(fd);
+  return text;
+}
+
+int cache_load(const char *key, program_code *p, unsigned *build, jit_objects *o) {
+  char path[ENTRY_PATH_MAX];
+  size_t n = 0;
+  char *entry = key && !entry_path(path, key) ? read_entry(path, &n) : NULL;
+  if (!entry) return -1;
+  in_buf b = {entry + ENTRY_HEAD, entry + n, 0};
+  uint64_t size, sum;
+  if (n < ENTRY_HEAD || memcmp(entry, ENTRY_MAGIC, 8)) b.bad = 1;
+  else memcpy(&size, entry + 8, 8), memcpy(&sum, entry + 16, 8);
+  if (!b.bad && (size != n - ENTRY_HEAD || sum != fnv1a(entry + ENTRY_HEAD, size, FNV_START)))
+    b.bad = 1;
+  if (!b.bad) take_program(&b, key, p, build, o);
+  free(entry);
+  if (!b.bad) return debug_cache("hit", path), 0;
+  debug_cache("ignored a damaged or foreign entry", path);
+  pipeline_code_free(p), jit_objects_free(o);
+  return -1;
+}
+
+/* ---- a cached object's function names, for this build ---- */
+
+/* Every KERNEL_SYMBOL_PREFIX of build `from` in the string tables of ELF object obj becomes
+ * that of build `to`: the same length, so nothing else in the object moves. -1 when obj is not
+ * an object this can read. */
+static int rename_in_object(char *obj, size_t n, unsigned from, unsigned to) {
+  char old[32], new[32];
+  size_t len = (size_t)snprintf(old, sizeof old, KERNEL_SYMBOL_PREFIX, from);
+  snprintf(new, sizeof new, KERNEL_SYMBOL_PREFIX, to);
+  Elf64_Ehdr eh;
+  if (n < sizeof eh) return -1;
+  memcpy(&eh, obj, sizeof eh);
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > n ||
+      (n - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum)
+    return -1;
+  for (unsigned s = 0; s < eh.e_shnum; s++) {
+    Elf64_Shdr sh;
+    memcpy(&sh, obj + eh.e_shoff + s * sizeof sh, sizeof sh);
+    if (sh.sh_type != SHT_STRTAB) continue;
+    if (sh.sh_offset > n || sh.sh_size > n - sh.sh_offset) return -1;
+    char *t = obj + sh.sh_offset, *end = t + sh.sh_size;
+    for (; (size_t)(end - t) >= len; t++)
+      if (!memcmp(t, old, len)) memcpy(t, new, len);
+  }
+  return 0;
+}
+
+int cache_rename(jit_objects *o, unsigned from, unsigned to) {
+  for (unsigned k = 0; k < o->n; k++)
+    if (rename_in_object(o->bytes[k], o->size[k], from, to)) return -1;
+  return 0;
+}
