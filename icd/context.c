@@ -15,7 +15,8 @@
 
 struct pending_callback {
   pending_callback *next;
-  cl_event event; /* held until the call */
+  cl_event event; /* held until the call; NULL for the context's notify function */
+  char *message; /* for the notify function */
   cl_int status;
   void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
   void *user;
@@ -88,8 +89,11 @@ void ctx_unlock(cl_context c) {
   }
   while (ordered) {
     pending_callback *next = ordered->next;
-    ordered->fn(ordered->event, ordered->status, ordered->user);
-    obj_drop(ordered->event);
+    if (ordered->event) {
+      ordered->fn(ordered->event, ordered->status, ordered->user);
+      obj_drop(ordered->event);
+    } else c->notify(ordered->message, NULL, 0, c->notify_user);
+    free(ordered->message);
     free(ordered);
     ordered = next;
   }
@@ -101,12 +105,17 @@ void ctx_defer_callback(cl_context c, cl_event e, cl_int status,
   pending_callback *p = malloc(sizeof *p);
   if (!p) return; /* out of memory: the callback is lost, as nothing can report it */
   obj_hold(e);
-  *p = (pending_callback){c->callbacks, e, status, fn, user};
+  *p = (pending_callback){c->callbacks, e, NULL, status, fn, user};
   c->callbacks = p;
 }
 
+/* Called like the events' callbacks, once the lock is free: the function may call OpenCL. */
 void ctx_notify(cl_context c, const char *message) {
-  if (c->notify) c->notify(message, NULL, 0, c->notify_user);
+  pending_callback *p = c->notify ? calloc(1, sizeof *p) : NULL;
+  if (p && !(p->message = strdup(message))) free(p), p = NULL;
+  if (!p) return; /* no function, or out of memory: nothing can report it */
+  p->next = c->callbacks;
+  c->callbacks = p;
 }
 
 /* ---- contexts ---- */

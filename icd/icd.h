@@ -122,7 +122,8 @@ void ctx_unlock(cl_context c);
 /* Queues fn(event, status, user) to be called when c's lock is released. */
 void ctx_defer_callback(cl_context c, cl_event e, cl_int status,
                         void(CL_CALLBACK *fn)(cl_event, cl_int, void *), void *user);
-/* Tells the application through the context's notify function (clCreateContext). */
+/* Tells the application through the context's notify function (clCreateContext), when the
+ * lock is released. */
 void ctx_notify(cl_context c, const char *message);
 
 /* ---- memory.c ---- */

@@ -352,6 +352,19 @@ static void program_and_kernel_info(void **state) {
   CL_OK(clGetProgramBuildInfo(prog, env.device, CL_PROGRAM_BUILD_OPTIONS, sizeof options, options,
                               NULL));
   assert_string_equal(options, "-cl-std=CL1.2");
+  /* cl_khr_subgroups: sub-groups are warps of W work-items */
+  typedef cl_int (*subgroup_info_fn)(cl_kernel, cl_device_id, cl_uint, size_t, const void *, size_t,
+                                     void *, size_t *);
+  subgroup_info_fn info = (subgroup_info_fn)clGetExtensionFunctionAddressForPlatform(
+      env.platform, "clGetKernelSubGroupInfoKHR");
+  assert_non_null(info);
+  size_t group[2] = {16, 6}, size, count; /* 96 work-items */
+  CL_OK(info(ks[0], env.device, 0x2033 /* MAX_SUB_GROUP_SIZE_FOR_NDRANGE */, sizeof group, group,
+             sizeof size, &size, NULL));
+  CL_OK(info(ks[0], env.device, 0x2034 /* SUB_GROUP_COUNT_FOR_NDRANGE */, sizeof group, group,
+             sizeof count, &count, NULL));
+  assert_int_equal(size, multiple < 96 ? multiple : 96);
+  assert_int_equal(count, (96 + multiple - 1) / multiple);
   for (int i = 0; i < 5; i++) CL_OK(clReleaseKernel(ks[i]));
 }
 
