@@ -278,6 +278,22 @@ static void copy_fill_rect_map_sub_buffers(void **state) {
     for (int x = 0; x < 6; x++)
       assert_int_equal(rect[y * 6 + x], x >= 1 && x < 5 ? ((2 + y) * 32 + 5 + x - 1) * 3 : 0);
 
+  /* the same rectangle written back one row lower, then copied from there to row 10 */
+  size_t lower[3] = {5 * 4, 3, 0}, row10[3] = {5 * 4, 10, 0};
+  CL_OK(clEnqueueWriteBufferRect(env.q, a, CL_FALSE, lower, horigin, region, 32 * 4, 0, 6 * 4, 0,
+                                 rect, 0, NULL, NULL));
+  CL_OK(clEnqueueCopyBufferRect(env.q, a, a, lower, row10, region, 32 * 4, 0, 32 * 4, 0, 0, NULL,
+                                NULL));
+  CL_OK(clEnqueueReadBuffer(env.q, a, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+  for (int y = 0; y < 32; y++)
+    for (int x = 0; x < 32; x++) {
+      int want = (y * 32 + x) * 3, in = x >= 5 && x < 9;
+      if (in && ((y >= 3 && y < 6) || (y >= 10 && y < 13)))
+        want = ((2 + (y >= 10 ? y - 10 : y - 3)) * 32 + x) * 3; /* rows 2..4 of the original */
+      assert_int_equal(back[y * 32 + x], want);
+    }
+  CL_OK(clEnqueueWriteBuffer(env.q, a, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL));
+
   cl_int err;
   int *mapped = clEnqueueMapBuffer(env.q, b, CL_TRUE, CL_MAP_WRITE, 8 * 4, 8 * 4, 0, NULL, NULL,
                                    &err);
