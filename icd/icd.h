@@ -2,8 +2,9 @@
  *
  * Every object starts with the cl_khr_icd dispatch table, which is how the loader finds the
  * platform's functions. Each object is in a registry of live objects (object.c), so that a
- * released or foreign handle is refused with the CL_INVALID_* code of its kind instead of being
- * read. An object has two counts: `refs`, the application's (clRetain*, clRelease*, the
+ * released handle, or one of another kind, is refused with the CL_INVALID_* code of its kind
+ * instead of being read (any other pointer crashes in the loader, which reads its dispatch
+ * table before calling us). An object has two counts: `refs`, the application's (clRetain*, clRelease*, the
  * *_REFERENCE_COUNT queries; a handle with refs 0 is invalid), and `holds`, the references
  * other objects keep (a queue holds its context, a pending command its event and buffers); it
  * is destroyed when both are 0, and its memory waits for the next object of its kind.
@@ -13,8 +14,8 @@
  * context) guards it and every queue of the context. Commands run on the thread that enqueues
  * them, in order, as soon as the events they wait for are complete (queue.c: a command that
  * waits for a user event stays in its queue until clSetUserEventStatus runs it). Event
- * callbacks are collected while the lock is held and called after it is released, so that a
- * callback may call OpenCL itself.
+ * callbacks and the context's notify function are collected while the lock is held and called
+ * after it is released, so that they may call OpenCL themselves.
  *
  * Files: platform.c (platform and device queries), context.c (contexts, the environment's
  * options), object.c (the registry and counts), queue.c (queues, events, the commands' order),
