@@ -5,6 +5,7 @@
 #   include/weft.h
 #   LIBDIR/pkgconfig/weft.pc                    pkg-config --cflags --libs [--static] weft
 #   LIBDIR/cmake/weft/                          find_package(weft): the target weft::weft
+#   LIBDIR/libweft_icd.so, etc/OpenCL/vendors/weft.icd    the OpenCL ICD (see below)
 # Nothing installed refers to the build tree: clang-19 is found by the path configured here
 # (WEFT_CLANG_PATH), the policies' bitcode is compiled into the library, and the installed files
 # carry no RPATH (libLLVM and libffi are in the system's library folders).
@@ -45,5 +46,22 @@ install(FILES ${PROJECT_BINARY_DIR}/weftConfig.cmake ${PROJECT_BINARY_DIR}/weftC
         DESTINATION ${weft_cmake_dir})
 
 # ---- the OpenCL ICD (issue 21, part 1): its library goes to LIBDIR and its .icd file, which
-# names the library for the loader, to /etc/OpenCL/vendors/ (or where OCL_ICD_VENDORS points);
-# their install rules belong here. ----
+# names the installed library by its absolute path for the loader, to WEFT_ICD_VENDORS_DIR:
+# etc/OpenCL/vendors under the prefix unless told otherwise. Debian's loader reads
+# /etc/OpenCL/vendors (-DWEFT_ICD_VENDORS_DIR=/etc/OpenCL/vendors installs there), or the folder
+# that OCL_ICD_VENDORS names. ----
+if(TARGET weft_icd)
+  set(WEFT_ICD_VENDORS_DIR ${CMAKE_INSTALL_SYSCONFDIR}/OpenCL/vendors CACHE STRING
+      "where cmake --install puts weft.icd (a relative path is under the prefix)")
+  install(TARGETS weft_icd LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(icd_libdir "${CMAKE_INSTALL_LIBDIR}")
+  else()
+    set(icd_libdir "\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
+  endif()
+  # the prefix is known at install time only (--prefix)
+  install(CODE "file(WRITE \"${PROJECT_BINARY_DIR}/icd/weft.icd.installed\"
+    \"${icd_libdir}/$<TARGET_FILE_NAME:weft_icd>\\n\")")
+  install(FILES ${PROJECT_BINARY_DIR}/icd/weft.icd.installed DESTINATION ${WEFT_ICD_VENDORS_DIR}
+          RENAME weft.icd)
+endif()

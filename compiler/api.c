@@ -457,14 +457,30 @@ weft_status weft_kernel_arg_info(const weft_kernel *k, unsigned index, weft_arg_
   return WEFT_SUCCESS;
 }
 
+static weft_status launch(weft_kernel *k, const weft_ndrange *range, const size_t *offset,
+                          unsigned nargs, const weft_arg *args, weft_stats *stats,
+                          const weft_trace_options *trace);
+
 weft_status weft_kernel_launch(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
                                const weft_arg *args, weft_stats *stats) {
-  return weft_kernel_launch_traced(k, range, nargs, args, stats, NULL);
+  return launch(k, range, NULL, nargs, args, stats, NULL);
+}
+
+weft_status weft_kernel_launch_offset(weft_kernel *k, const weft_ndrange *range,
+                                      const size_t offset[3], unsigned nargs, const weft_arg *args,
+                                      weft_stats *stats) {
+  return launch(k, range, offset, nargs, args, stats, NULL);
 }
 
 weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range, unsigned nargs,
                                       const weft_arg *args, weft_stats *stats,
                                       const weft_trace_options *trace) {
+  return launch(k, range, NULL, nargs, args, stats, trace);
+}
+
+static weft_status launch(weft_kernel *k, const weft_ndrange *range, const size_t *offset,
+                          unsigned nargs, const weft_arg *args, weft_stats *stats,
+                          const weft_trace_options *trace) {
   if (!LIVE_KERNEL(k)) return WEFT_ERROR_INVALID_VALUE;
   weft_context *ctx = k->program->ctx;
   if (range && range->dims >= 1 && range->dims <= 3 && !k->k->run_unaligned &&
@@ -479,8 +495,8 @@ weft_status weft_kernel_launch_traced(weft_kernel *k, const weft_ndrange *range,
                                         "for these work-groups failed"));
   }
   char err[16384] = ""; /* a stopped launch's report has a few lines per warp */
-  weft_status st = runtime_launch_traced(ctx->rt, k->k, ctx->policy, range, nargs, args, stats,
-                                         trace, err, sizeof err);
+  weft_status st = runtime_launch_at(ctx->rt, k->k, ctx->policy, range, offset, nargs, args, stats,
+                                     trace, err, sizeof err);
   return set_error(ctx, st, "%s", st ? err : "");
 }
 

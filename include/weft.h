@@ -256,6 +256,12 @@ typedef struct weft_stats {
 WEFT_API weft_status weft_kernel_launch(weft_kernel *kernel, const weft_ndrange *range,
                                         unsigned nargs, const weft_arg *args, weft_stats *stats);
 
+/* weft_kernel_launch with a global offset: offset[d] (for d < range->dims; NULL: 0) is
+ * get_global_offset(d) and is added to every get_global_id(d), as OpenCL's global work offset. */
+WEFT_API weft_status weft_kernel_launch_offset(weft_kernel *kernel, const weft_ndrange *range,
+                                               const size_t offset[3], unsigned nargs,
+                                               const weft_arg *args, weft_stats *stats);
+
 /* ---- tracing: watch a warp diverge and reconverge, step by step (`weft trace`) ---- */
 /* Blocks of the kernel (PCs 0 .. n-1; PC n is the kernel's end) and the source lines of one. */
 WEFT_API unsigned weft_kernel_num_blocks(const weft_kernel *kernel);

@@ -402,6 +402,13 @@ weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *
                                   const char *policy, const weft_ndrange *range, unsigned nargs,
                                   const weft_arg *args, weft_stats *stats,
                                   const weft_trace_options *trace, char *err, size_t errlen) {
+  return runtime_launch_at(rt, k, policy, range, NULL, nargs, args, stats, trace, err, errlen);
+}
+
+weft_status runtime_launch_at(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,
+                              const weft_ndrange *range, const size_t *offset, unsigned nargs,
+                              const weft_arg *args, weft_stats *stats,
+                              const weft_trace_options *trace, char *err, size_t errlen) {
   if (err && errlen) err[0] = 0;
   if (stats) *stats = (weft_stats){0};
   if (!rt) return rt_error(err, errlen, WEFT_ERROR_INVALID_VALUE, "no runtime");
@@ -410,6 +417,7 @@ weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *
   weft_status s = check_all(rt, k, policy, range, nargs, args, &p, err, errlen);
   if (s == WEFT_SUCCESS && trace) s = check_trace(trace, &p, err, errlen);
   if (s != WEFT_SUCCESS) return s;
+  for (unsigned d = 0; offset && d < p.dims; d++) p.offset[d] = offset[d];
   p.trace = trace ? &tr : NULL;
   p.counting = stats || trace; /* what is not reported is not counted */
 

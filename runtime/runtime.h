@@ -177,6 +177,13 @@ void counters_add_warp(run_counters *c, const weft_warp_ctx *ctx, const policy_c
 void counters_add(run_counters *sum, const run_counters *part);
 /* The public stats of a launch of k from its summed counters. */
 void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel *k, double ms);
+/* A launch's stats as one JSON object on one line, as `weft run --stats-json` and the OpenCL
+ * ICD's WEFT_STATS write them: the kernel's name, the context's options w, the NDRange, the
+ * number of launches the time is the median of, and the counts. */
+void stats_write_json(FILE *f, const char *kernel, const weft_options *w, const weft_ndrange *r,
+                      unsigned repeat, const weft_stats *st);
+/* s as a JSON string: quoted, with '"', '\\' and control characters escaped. */
+void json_string(FILE *f, const char *s);
 
 /* --- trace.c: the steps of traced warps (weft_kernel_launch_traced) --- */
 /* The trace of one launch. Only the worker that runs the traced work-group writes it, so it
@@ -212,6 +219,7 @@ typedef struct launch_plan {
   size_t local_bytes; /* __local memory of one work-group: static + LOCAL arguments */
   unsigned dims;
   uint64_t global[3], local[3], num_groups[3]; /* 1 in the dimensions past dims */
+  uint64_t offset[3]; /* the global offset; 0 in the dimensions past dims */
   uint64_t ngroups; /* work-groups of the launch */
   unsigned group_items; /* work-items per work-group */
   unsigned nwarps; /* warps per work-group */
@@ -319,5 +327,10 @@ weft_status runtime_launch_traced(weft_runtime *rt, const weft_compiled_kernel *
                                   const char *policy, const weft_ndrange *range, unsigned nargs,
                                   const weft_arg *args, weft_stats *stats,
                                   const weft_trace_options *trace, char *err, size_t errlen);
+/* runtime_launch_traced with a global offset per dimension (get_global_offset; NULL: none). */
+weft_status runtime_launch_at(weft_runtime *rt, const weft_compiled_kernel *k, const char *policy,
+                              const weft_ndrange *range, const size_t *offset, unsigned nargs,
+                              const weft_arg *args, weft_stats *stats,
+                              const weft_trace_options *trace, char *err, size_t errlen);
 
 #endif

@@ -87,6 +87,7 @@ static void group_setup_launch(sched_worker *w, const launch_plan *p) {
     g->local_size[d] = p->local[d];
     g->global_size[d] = p->global[d];
     g->num_groups[d] = p->num_groups[d];
+    g->global_offset[d] = p->offset[d];
   }
   g->x_aligned = (uint32_t)p->x_aligned;
   g->stop = p->stop;

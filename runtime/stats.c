@@ -69,3 +69,54 @@ void stats_fill(weft_stats *s, const run_counters *c, const weft_compiled_kernel
   uint64_t groups = c->block_execs * groups_per_block; /* a block run visits W/G lane groups */
   s->groups_skipped = groups > c->groups_run ? groups - c->groups_run : 0;
 }
+
+void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void stats_write_json(FILE *f, const char *kernel, const weft_options *w, const weft_ndrange *r,
+                      unsigned repeat, const weft_stats *st) {
+  const struct {
+    const char *name;
+    uint64_t v;
+  } counts[] = {
+      {"work_groups", st->work_groups},
+      {"warps", st->warps},
+      {"block_execs", st->block_execs},
+      {"instr_execs", st->instr_execs},
+      {"lane_instrs", st->lane_instrs},
+      {"groups_run", st->groups_run},
+      {"groups_skipped", st->groups_skipped},
+      {"divergent_branches", st->divergent_branches},
+      {"reconvergences", st->reconvergences},
+      {"policy_calls", st->policy_calls},
+      {"barriers", st->barriers},
+      {"early_reconvergences", st->early_reconvergences},
+      {"round_trips", st->round_trips},
+      {"max_splits_per_warp", st->max_splits_per_warp},
+      {"max_st_entries", st->max_st_entries},
+      {"max_rt_entries", st->max_rt_entries},
+      {"max_splits", w->max_splits},
+  };
+  fputs("{\"kernel\": ", f);
+  json_string(f, kernel ? kernel : "");
+  fputs(", \"policy\": ", f);
+  json_string(f, w->policy ? w->policy : "");
+  fprintf(f, ", \"warp\": %u, \"lanes\": %u, \"threads\": %u", w->warp, w->lanes, w->threads);
+  fputs(", \"split_order\": ", f);
+  json_string(f, w->split_order ? w->split_order : "");
+  fprintf(f, ", \"global\": [%zu, %zu, %zu], \"local\": [%zu, %zu, %zu], \"dims\": %u",
+          r->global[0], r->global[1], r->global[2], r->local[0], r->local[1], r->local[2], r->dims);
+  fprintf(f, ", \"repeat\": %u, \"time_ms\": %.6f, \"simd_efficiency\": %.6f", repeat, st->time_ms,
+          st->simd_efficiency);
+  fprintf(f, ", \"avg_splits_per_warp\": %.6f", st->avg_splits_per_warp);
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    fprintf(f, ", \"%s\": %llu", counts[i].name, (unsigned long long)counts[i].v);
+  fputs("}\n", f);
+}

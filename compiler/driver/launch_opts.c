@@ -22,6 +22,7 @@
 #include "driver.h"
 #include "launch_opts.h"
 #include "paths.h"
+#include "runtime.h"
 
 const char *const opt_names[NOPTS] = {
     [O_KERNEL] = "-k",
@@ -507,58 +508,6 @@ static void print_stats(FILE *f, const run_plan *p, const run_state *s, const we
           (unsigned long long)st->max_st_entries, (unsigned long long)st->max_rt_entries);
 }
 
-void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void json_stats(FILE *f, const run_plan *p, const run_state *s, const weft_stats *st) {
-  weft_options w = weft_context_options(s->ctx);
-  const struct {
-    const char *name;
-    uint64_t v;
-  } counts[] = {
-      {"work_groups", st->work_groups},
-      {"warps", st->warps},
-      {"block_execs", st->block_execs},
-      {"instr_execs", st->instr_execs},
-      {"lane_instrs", st->lane_instrs},
-      {"groups_run", st->groups_run},
-      {"groups_skipped", st->groups_skipped},
-      {"divergent_branches", st->divergent_branches},
-      {"reconvergences", st->reconvergences},
-      {"policy_calls", st->policy_calls},
-      {"barriers", st->barriers},
-      {"early_reconvergences", st->early_reconvergences},
-      {"round_trips", st->round_trips},
-      {"max_splits_per_warp", st->max_splits_per_warp},
-      {"max_st_entries", st->max_st_entries},
-      {"max_rt_entries", st->max_rt_entries},
-      {"max_splits", w.max_splits},
-  };
-  fputs("{\"kernel\": ", f);
-  json_string(f, weft_kernel_name(s->kernel));
-  fputs(", \"policy\": ", f);
-  json_string(f, w.policy);
-  fprintf(f, ", \"warp\": %u, \"lanes\": %u, \"threads\": %u", w.warp, w.lanes, w.threads);
-  fputs(", \"split_order\": ", f);
-  json_string(f, w.split_order);
-  fprintf(f, ", \"global\": [%zu, %zu, %zu], \"local\": [%zu, %zu, %zu], \"dims\": %u",
-          p->range.global[0], p->range.global[1], p->range.global[2], p->range.local[0],
-          p->range.local[1], p->range.local[2], p->range.dims);
-  fprintf(f, ", \"repeat\": %u, \"time_ms\": %.6f, \"simd_efficiency\": %.6f", p->repeat,
-          st->time_ms, st->simd_efficiency);
-  fprintf(f, ", \"avg_splits_per_warp\": %.6f", st->avg_splits_per_warp);
-  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
-    fprintf(f, ", \"%s\": %llu", counts[i].name, (unsigned long long)counts[i].v);
-  fputs("}\n", f);
-}
-
 int launch_write_stats(const launch *l, const weft_stats *st, FILE *f) {
   const run_opts *o = &l->o;
   const run_plan *p = &l->p;
@@ -569,7 +518,8 @@ int launch_write_stats(const launch *l, const weft_stats *st, FILE *f) {
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
   if (!mem) return fail(1, "out of memory");
-  json_stats(mem, p, s, st);
+  weft_options w = weft_context_options(s->ctx);
+  stats_write_json(mem, weft_kernel_name(s->kernel), &w, &p->range, p->repeat, st);
   fclose(mem);
   int rc = paths_write(o->value[O_STATS_JSON], text, len);
   free(text);

@@ -116,6 +116,4 @@ int launch_write_outputs(const launch *l);
 /* The stats: printed to `f` when --stats is on, written to --stats-json PATH when given. */
 int launch_write_stats(const launch *l, const weft_stats *st, FILE *f);
 
-void json_string(FILE *f, const char *s);
-
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "launch_opts.h"
+#include "runtime.h"
 #include "trace_out.h"
 
 /* ---- recording ---- */

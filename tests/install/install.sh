@@ -1,6 +1,7 @@
 #!/bin/sh
 # `cmake --install` into a temporary prefix, then weft used from there as its users use it:
-# the installed files are all there and refer to nothing in the build tree; host.c built with
+# the installed files are all there and refer to nothing in the build tree (the OpenCL ICD, when
+# built, is found by clinfo through its installed weft.icd); host.c built with
 # `pkg-config --cflags --libs weft` against libweft.so, and with `--static` against libweft.a;
 # a CMake project that finds weft with find_package(weft) and links weft::weft. Each program
 # must run its kernel and get the right results.
@@ -40,6 +41,22 @@ for f in bin/weft "$libdir/libweft.so.$version"; do
     fail "$f names a path in the build tree $build"
   fi
 done
+
+# ---- the OpenCL ICD, when it was built: the library, weft.icd naming it where it is installed,
+# and clinfo, through the loader, finding it there ----
+if [ -f "$build/icd/libweft_icd.so" ]; then
+  icd=$prefix/$libdir/libweft_icd.so vendors=$prefix/etc/OpenCL/vendors
+  [ -f "$icd" ] || fail "$libdir/libweft_icd.so is not installed"
+  [ "$(cat "$vendors/weft.icd")" = "$icd" ] || fail "etc/OpenCL/vendors/weft.icd does not name $icd"
+  if readelf -d "$icd" | grep -E 'R(UN)?PATH' | grep -qF "$build"; then
+    fail "$libdir/libweft_icd.so has an RPATH into the build tree"
+  fi
+  # (a sanitized library needs its runtime preloaded into clinfo: not checked there)
+  if command -v clinfo >/dev/null 2>&1 && ! readelf -d "$icd" | grep -q libasan; then
+    OCL_ICD_VENDORS=$vendors clinfo -l | grep -q "Platform #0: weft" ||
+      fail "clinfo does not find the installed ICD through $vendors"
+  fi
+fi
 
 # ---- pkg-config ----
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"

@@ -1072,6 +1072,36 @@ static void kernel_keeps_program_and_context_alive(void **state) {
   assert_int_equal(weft_kernel_release(k), WEFT_ERROR_INVALID_VALUE);
 }
 
+/* weft_kernel_launch_offset: get_global_offset is the offset and get_global_id counts from it,
+ * per dimension, as OpenCL's global work offset; NULL is no offset. */
+static void launch_with_a_global_offset(void **state) {
+  weft_context *ctx = *state;
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "offset.cl",
+                                "__kernel void k(__global int *o) {\n"
+                                "  size_t x = get_global_id(0) - get_global_offset(0), y = "
+                                "get_global_id(1) - get_global_offset(1);\n"
+                                "  o[2 * (y * 8 + x)] = get_global_id(0);\n"
+                                "  o[2 * (y * 8 + x) + 1] = get_global_id(1);\n"
+                                "}\n",
+                                &p);
+  int o[2 * 8 * 4];
+  weft_arg arg = {WEFT_ARG_GLOBAL, WEFT_I32, sizeof o, o};
+  weft_ndrange r = {2, {8, 4, 1}, {4, 2, 1}};
+  const size_t offset[3] = {100, 7, 0};
+  assert_int_equal(weft_kernel_launch_offset(k, &r, offset, 1, &arg, NULL), WEFT_SUCCESS);
+  for (int y = 0; y < 4; y++)
+    for (int x = 0; x < 8; x++) {
+      assert_int_equal(o[2 * (y * 8 + x)], 100 + x);
+      assert_int_equal(o[2 * (y * 8 + x) + 1], 7 + y);
+    }
+  assert_int_equal(weft_kernel_launch_offset(k, &r, NULL, 1, &arg, NULL), WEFT_SUCCESS);
+  assert_int_equal(o[2 * (3 * 8 + 5)], 5);
+  assert_int_equal(o[2 * (3 * 8 + 5) + 1], 3);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 /* A NULL buffer, even of 0 bytes, is an argument error that names the argument: the kernel
  * would write through it. */
 static void null_buffer_is_an_argument_error(void **state) {
@@ -1254,6 +1284,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(released_handles_are_refused),
       cmocka_unit_test(kernel_keeps_program_and_context_alive),
       cmocka_unit_test(null_buffer_is_an_argument_error),
+      cmocka_unit_test(launch_with_a_global_offset),
       cmocka_unit_test(timeout_stops_a_simt_deadlock),
       cmocka_unit_test(stop_from_another_thread),
   };
