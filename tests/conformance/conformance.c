@@ -7,15 +7,18 @@
  * vectors; a half store must also leave alone the halves it does not store.
  *
  *     conformance [--only NAME[/TYPE],...] [--skip NAME[/TYPE],...] [--configs WxG,...]
- *                 [--skip-at WxG:NAME[/TYPE],...] [--show N] [--print source|worst]
+ *                 [--skip-at WxG:NAME[/TYPE],...] [--widths 1,2,...] [--show N]
+ *                 [--print source|worst]
  *
- * (NAME and TYPE may be fnmatch patterns: --only 'convert_*_sat/float'.)
+ * (NAME and TYPE may be fnmatch patterns: --only 'convert_*_sat/float'.) WEFT_CONFORMANCE=full
+ * in the environment runs 16 times the values, and every row at every width.
  *
  * One kernel per row and type (its widths in a switch on a uniform argument), all in one
  * program, built once per configuration (W x G; 0x0, the default: W 32 and the CPU's G). A
  * failure prints the builtin, type, width, configuration, inputs, result and reference;
  * skipped rows are named in the summary; --print worst prints each case's largest error
- * among the elements that passed. Exit status 0 when every element passed. */
+ * among the elements that passed. The summary counts the signatures (builtin x type x width)
+ * tested and gives each family's largest error. Exit status 0 when every element passed. */
 #include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -35,6 +38,7 @@ static unsigned n_el = N_QUICK, n_in = N_QUICK / 3 * 4;
 static const unsigned widths[] = {1, 2, 3, 4, 8, 16};
 static unsigned shown_max = 4; /* failures printed per case and configuration (--show) */
 static int print_worst;          /* --print worst: each case's largest error */
+static unsigned only_widths = ALL_WIDTHS; /* --widths: the widths run, of each row's */
 
 const type types[] = {
     {"char", WEFT_I8, 8, 1, 0},     {"uchar", WEFT_U8, 8, 0, 0},   {"short", WEFT_I16, 16, 1, 0},
@@ -127,7 +131,21 @@ static void call_name(char *out, const row *r, const shape *s, unsigned t, unsig
   else sprintf(out, "%.*s%u%s", (int)at, r->name, w, r->name + at);
 }
 
-static int has_width(const row *r, unsigned w) { return !r->widths || (r->widths >> w & 1); }
+static int has_width(const row *r, unsigned w) {
+  return (only_widths >> w & 1) && (!r->widths || (r->widths >> w & 1));
+}
+
+/* --widths 1,2,3,4: the mask of V1 ... V16 */
+static unsigned parse_widths(const char *list) {
+  unsigned mask = 0;
+  for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    unsigned w = (unsigned)atoi(p);
+    if (w != 1 && w != 2 && w != 3 && w != 4 && w != 8 && w != 16)
+      fprintf(stderr, "conformance: --widths takes 1, 2, 3, 4, 8 and 16\n"), exit(2);
+    mask |= 1u << w;
+  }
+  return mask;
+}
 
 /* One case of the kernel's switch: the builtin at width w, its arguments loaded with vloadN
  * (a[i] for scalars), its result and stored value written back the same way. A half load reads
@@ -617,6 +635,58 @@ static unsigned compare(test_case *c, const config *cf, unsigned w, int out, con
   return vt == T_HALF ? failed + untouched(c, cf, w, buf, shown) : failed;
 }
 
+/* ---- the summary: signatures tested, and each family's largest error ---- */
+
+/* A family's largest error among the elements that passed, in ulps ([0]) and for the ABS rows
+ * in units of eps * max^2 ([1]), and the case it came from (r NULL: no case of it ran). */
+typedef struct worst_case {
+  double error;
+  const row *r;
+  unsigned t;
+} worst_case;
+
+static worst_case family_worst[N_FAMILIES][2];
+static unsigned (*widths_run)[T_HALF + 1]; /* per row and type: the widths run, a bit each */
+
+static void note_case(const test_case *c, unsigned wi) {
+  widths_run[c->r - rows][c->t] |= 1u << wi;
+  worst_case *f = &family_worst[c->r->family][(c->r->flags & ABS) != 0];
+  if (!f->r || c->worst > f->error) *f = (worst_case){c->worst, c->r, c->t};
+}
+
+static void print_worst_of(const worst_case *f, const char *unit, const char *before) {
+  if (!f->r) return;
+  if (f->error == 0) printf("%sexact (0 %s)", before, unit);
+  else printf("%s%.3g %s (%s %s)", before, f->error, unit, f->r->name, types[f->t].name);
+}
+
+/* The number of signatures (builtin x type x vector width) that ran under some configuration,
+ * and each family's largest error. */
+static void print_summary(void) {
+  static const char *const names[N_FAMILIES] = {[F_MATH] = "math (6.12.2)",
+                                                [F_RELAXED] = "half_, native_ (6.12.2)",
+                                                [F_INTEGER] = "integer (6.12.3)",
+                                                [F_COMMON] = "common (6.12.4)",
+                                                [F_GEOMETRIC] = "geometric (6.12.5)",
+                                                [F_RELATIONAL] = "relational (6.12.6)",
+                                                [F_VECTOR_DATA] = "vector data (6.12.7)",
+                                                [F_CONVERSION] = "conversions (6.2.3)"};
+  unsigned signatures = 0;
+  for (unsigned i = 0; i < n_rows; i++)
+    for (unsigned t = 0; t <= T_HALF; t++)
+      signatures += (unsigned)__builtin_popcount(widths_run[i][t]);
+  printf("%u signatures (builtin x type x vector width) tested, over %u values each\n", signatures,
+         n_el);
+  printf("largest error per family, among the elements within their bound:\n");
+  for (unsigned f = 0; f < N_FAMILIES; f++) {
+    if (!family_worst[f][0].r && !family_worst[f][1].r) continue;
+    printf("  %-24s", names[f]);
+    print_worst_of(&family_worst[f][0], "ulp", " ");
+    print_worst_of(&family_worst[f][1], "eps max^2", family_worst[f][0].r ? ", " : " ");
+    printf("\n");
+  }
+}
+
 static unsigned gcd(unsigned a, unsigned b) { return b ? gcd(b, a % b) : a; }
 
 /* Runs the case's kernel at every width; the number of wrong elements (all n_el for a launch that
@@ -657,6 +727,7 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
     at_width[wi] = compare(c, cf, widths[wi], 0, bufs[c->s.nargs], &shown);
     if (c->s.out) at_width[wi] += compare(c, cf, widths[wi], 1, bufs[c->s.nargs + 1], &shown);
     failed += at_width[wi];
+    note_case(c, wi);
   }
   if (failed) {
     printf("FAIL %s %s [%s]: wrong elements per width", c->r->name, types[c->t].name, cf->name);
@@ -763,6 +834,7 @@ static options parse(int argc, char **argv) {
         fprintf(stderr, "conformance: --skip-at WxG:LIST\n"), exit(2);
       o.skip_at++;
     } else if (!strcmp(argv[i], "--show")) shown_max = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--widths")) only_widths = parse_widths(argv[i + 1]);
     else if (!strcmp(argv[i], "--print") && !strcmp(argv[i + 1], "worst")) print_worst = 1;
     else if (!strcmp(argv[i], "--print")) o.print = !strcmp(argv[i + 1], "source");
     else fprintf(stderr, "conformance: unknown option %s\n", argv[i]), exit(2);
@@ -778,9 +850,27 @@ static void name_config(config *cf) {
   snprintf(cf->name, sizeof cf->name, "W%u G %s", cf->warp ? cf->warp : 32, cf->lanes ? g : "cpu");
 }
 
+/* WEFT_CONFORMANCE=full: N_FULL values per case, and every selected row at every width under
+ * every configuration (the ctest's --skip, --skip-at and --widths only save time). 0: quick;
+ * -1: unknown. */
+static int full_mode(options *o) {
+  const char *mode = getenv("WEFT_CONFORMANCE");
+  if (!mode || !*mode || !strcmp(mode, "quick")) return 0;
+  if (strcmp(mode, "full")) return -1;
+  n_el = N_FULL, n_in = N_FULL / 3 * 4, only_widths = ALL_WIDTHS;
+  o->skip = o->skip_at = NULL;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   options o = parse(argc, argv);
-  int bad = 0;
+  int bad = 0, full = full_mode(&o);
+  if (full < 0) return fprintf(stderr, "conformance: WEFT_CONFORMANCE is quick or full\n"), 2;
+  if (full)
+    printf("WEFT_CONFORMANCE=full: %u values per case; --skip, --skip-at, --widths ignored\n",
+           n_el);
+  widths_run = calloc(n_rows, sizeof *widths_run);
+  if (!widths_run) return fprintf(stderr, "conformance: out of memory\n"), 2;
   for (const char *p = o.configs; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
     config cf = {0};
     if (sscanf(p, "%ux%u", &cf.warp, &cf.lanes) != 2)
@@ -803,5 +893,7 @@ int main(int argc, char **argv) {
   if (o.skip) printf("skipped: %s\n", o.skip);
   config at = {o.skip_warp, o.skip_lanes, ""};
   if (o.skip_at) name_config(&at), printf("skipped under [%s] only: %s\n", at.name, o.skip_at);
+  print_summary();
+  free(widths_run);
   return bad;
 }

@@ -66,6 +66,7 @@ enum {
  * is its section's in builtins.def (FAMILY). */
 typedef enum family {
   F_MATH,
+  F_RELAXED, /* the half_ and native_ math functions */
   F_INTEGER,
   F_COMMON,
   F_GEOMETRIC,
