@@ -233,6 +233,11 @@ static unsigned edges(unsigned t, const row *r, val *out) {
       1e5L,       0x1p-14L, -0x1.ffcp-15L, 0x1p-24L,     0x1p-25L,      -0x1p-25L,
       0x1.8p-25L, 0x1p-26L, 0x1.8p-24L,    1 + 0x1p-11L, -1 - 0x3p-11L, 1 + 0x1p-11L + 0x1p-40L,
       4097,       4098,     -0x1.00fp-3L};
+  /* a double geometric function's: elements 2^960 apart, next to each other in vectors of 2, 3
+   * and 4 (a small one below 2^-422, all its bits set, next to one above 2^500 has a normal
+   * quotient) */
+  static const long double far[] = {0x1p510L, -0x1.5555555555555p-440L, -0x1.4p520L,
+                                    0x1.9e3779b97f4a7p-430L};
   int conv = is_convert(r);
   unsigned n = 0;
   if (t == T_HALF) return half_edges(out);
@@ -251,6 +256,7 @@ static unsigned edges(unsigned t, const row *r, val *out) {
     if (conv) out[n++].f = 2.5, out[n++].f = -1.5;
     for (unsigned k = 0; (r->flags & HALF_STORE) && k < sizeof halves / sizeof *halves; k++)
       out[n++].f = to_type(halves[k], t);
+    for (unsigned k = 0; r->geom && dbl && k < sizeof far / sizeof *far; k++) out[n++].f = far[k];
     return n;
   }
   int bits = types[t].bits;
