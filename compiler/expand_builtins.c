@@ -322,16 +322,63 @@ static LLVMValueRef scratch_ints(const expander *x, unsigned n) {
   return p;
 }
 
-/* remainder, remquo, lgamma, lgamma_r and tgamma: the C library's, element by element, each a
+/* One step of remquo below: where m >= i |y|, m loses it and the quotient gains i. Exact: m
+ * lies in [0, 2i |y|) (an i |y| that overflows is infinite, and beyond m). */
+static LLVMValueRef quotient_step(const expander *x, LLVMValueRef m, LLVMValueRef ay,
+                                  LLVMValueRef *q, unsigned i) {
+  LLVMBuilderRef b = x->b;
+  LLVMValueRef s = LLVMBuildFMul(b, ay, ir_const_real(LLVMTypeOf(ay), i), "");
+  LLVMValueRef ge = LLVMBuildFCmp(b, LLVMRealOGE, m, s, "");
+  *q = LLVMBuildSelect(b, ge, LLVMBuildOr(b, *q, ir_const_int(LLVMTypeOf(*q), i), ""), *q, "");
+  return LLVMBuildSelect(b, ge, LLVMBuildFSub(b, m, s, ""), m, "");
+}
+
+/* remainder(x, y) and remquo(x, y, q) in vector code, not the C library's remquo, which keeps
+ * three of the quotient's bits where OpenCL asks for seven. m = |x| mod 2^k |y| (frem, exact)
+ * keeps the quotient's low k bits and its parity (k: 7 for remquo, 1 for remainder); steps of
+ * 2^(k-1) |y| ... |y| take them off, and the last step rounds m to the nearest multiple of |y|,
+ * a tie to the even quotient (|y| - m is exact where it decides). The remainder then takes x's
+ * sign (a zero too), the quotient x / y's. A NaN, |x| inf or y 0 gives NaN from frem (and an
+ * unspecified quotient); y inf gives x. */
+static LLVMValueRef remquo_of(const expander *x, int with_quo) {
+  LLVMBuilderRef b = x->b;
+  LLVMValueRef vx = arg(x, 0), vy = arg(x, 1);
+  LLVMTypeRef t = LLVMTypeOf(vx), it = ir_int_shaped(t, ir_scalar_bits(t)),
+              i32 = ir_int_shaped(t, 32);
+  unsigned k = with_quo ? 7 : 1;
+  LLVMValueRef ax = intrinsic(x, "llvm.fabs", &vx, 1), ay = intrinsic(x, "llvm.fabs", &vy, 1);
+  LLVMValueRef m = LLVMBuildFRem(b, ax, LLVMBuildFMul(b, ay, ir_const_real(t, 1u << k), ""), "");
+  LLVMValueRef q = ir_const_int(i32, 0);
+  for (unsigned i = 1u << (k - 1); i; i >>= 1) m = quotient_step(x, m, ay, &q, i);
+  LLVMValueRef d = LLVMBuildFSub(b, ay, m, "");
+  LLVMValueRef odd = LLVMBuildTrunc(b, q, ir_int_shaped(t, 1), "");
+  LLVMValueRef up = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOGT, m, d, ""),
+                                LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOEQ, m, d, ""), odd, ""),
+                                "");
+  m = LLVMBuildSelect(b, up, LLVMBuildFSub(b, m, ay, ""), m, "");
+  LLVMValueRef sign = ir_const_int(it, 1ull << (ir_scalar_bits(t) - 1));
+  LLVMValueRef x_sign = LLVMBuildAnd(b, LLVMBuildBitCast(b, vx, it, ""), sign, "");
+  LLVMValueRef r = LLVMBuildBitCast(b, LLVMBuildXor(b, LLVMBuildBitCast(b, m, it, ""), x_sign, ""),
+                                    t, "");
+  if (!with_quo) return r;
+  q = LLVMBuildAnd(b, LLVMBuildAdd(b, q, LLVMBuildZExt(b, up, i32, ""), ""), ir_const_int(i32, 127),
+                   "");
+  LLVMValueRef y_sign = LLVMBuildAnd(b, LLVMBuildBitCast(b, vy, it, ""), sign, "");
+  LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntNE, x_sign, y_sign, "");
+  q = LLVMBuildSelect(b, negative, LLVMBuildNeg(b, q, ""), q, "");
+  access_at(x, q, i32, LLVMConstInt(LLVMInt32TypeInContext(x->c), 0, 0), arg(x, 2), 1);
+  return r;
+}
+
+/* lgamma, lgamma_r and tgamma: the C library's, element by element, each a
  * call of "weft.libm.NAME.pADDRSPACE" (a name no kernel can declare), which the lowering makes
- * once per active lane (lw_builtin, BI_LIBM). remquo's and lgamma_r's int goes through their
- * pointer, element k to the k-th int. lgamma is lgamma_r with the sign put aside: the C
+ * once per active lane (lw_builtin, BI_LIBM): glibc has no vector variant of them.
+ * lgamma_r's int goes through its pointer, element k to the k-th int. lgamma is lgamma_r with the sign put aside: the C
  * library's lgamma writes it to signgam, one int for the whole process, which the workers
  * would race on. */
 static LLVMValueRef libm_each(const expander *x) {
   const char *name = x->bi.name;
-  int sign = !strcmp(name, "lgamma"),
-      out = sign || !strcmp(name, "remquo") || !strcmp(name, "lgamma_r");
+  int sign = !strcmp(name, "lgamma"), out = sign || !strcmp(name, "lgamma_r");
   unsigned nin = LLVMGetNumArgOperands(x->call) - (unsigned)(out && !sign);
   LLVMTypeRef t = LLVMTypeOf(x->call), e = ir_scalar_of(t), params[3];
   int f32 = LLVMGetTypeKind(e) == LLVMFloatTypeKind;
@@ -474,7 +521,9 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "sincos") && n == 2 && real) return sin_cos(x);
   if (!strcmp(name, "nextafter") && n == 2 && real) return next_after(x);
   if (!strcmp(name, "nan") && n == 1 && real) return nan_of(x);
-  static const char *const from_libm[] = {"remainder", "remquo", "lgamma", "lgamma_r", "tgamma"};
+  if (!strcmp(name, "remainder") && n == 2 && real) return remquo_of(x, 0);
+  if (!strcmp(name, "remquo") && n == 3 && real) return remquo_of(x, 1);
+  static const char *const from_libm[] = {"lgamma", "lgamma_r", "tgamma"};
   for (size_t i = 0; i < sizeof from_libm / sizeof *from_libm && real; i++)
     if (!strcmp(name, from_libm[i])) return libm_each(x);
   if (!strcmp(name, "frexp") && n == 2 && real) return frexp_of(x);

@@ -300,7 +300,10 @@ static LLVMValueRef length(lower *L, LLVMValueRef x, unsigned k) {
 
 /* x / length(x), with OpenCL C 3.0's cases (6.15.5): x itself when all its elements are zero,
  * and where one is infinite, x with its infinite elements as ±1 and the others as 0.0 * x[i]
- * (a NaN stays one, and makes every element NaN). */
+ * (a NaN stays one, and makes every element NaN). A vector scaled down by in_range divides
+ * its elements before they are scaled: an element far below the largest would otherwise lose
+ * its low bits below the normal range, where its quotient need not lie (normalize((2^532,
+ * 2^-443)) has a second element of 2^-975). */
 static LLVMValueRef normalize(lower *L, LLVMValueRef x, unsigned k) {
   LLVMBuilderRef b = L->b;
   LLVMTypeRef t = LLVMTypeOf(x);
@@ -311,7 +314,10 @@ static LLVMValueRef normalize(lower *L, LLVMValueRef x, unsigned k) {
   v = LLVMBuildSelect(b, fit(L, fold(L, inf, k, LLVMBuildOr), x), v, x, "");
   LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, v, fconst(x, 0), ""), unscale;
   LLVMValueRef s = in_range(L, wide(L, v), k, &unscale);
-  LLVMValueRef n = LLVMBuildFDiv(b, s, fit(L, sqrt_of(L, dot(L, s, s, k)), s), "");
+  LLVMValueRef down = fit(L, LLVMBuildFCmp(b, LLVMRealOGT, unscale, fconst(unscale, 1), ""), s);
+  LLVMValueRef n = LLVMBuildFDiv(b, LLVMBuildSelect(b, down, wide(L, v), s, ""),
+                                 fit(L, sqrt_of(L, dot(L, s, s, k)), s), "");
+  n = LLVMBuildSelect(b, down, LLVMBuildFMul(b, n, fconst(n, 0x1p-600), ""), n, "");
   return LLVMBuildSelect(b, fit(L, fold(L, zero, k, LLVMBuildAnd), x), x, narrow(L, n, x), "");
 }
 

@@ -7,15 +7,18 @@
  * vectors; a half store must also leave alone the halves it does not store.
  *
  *     conformance [--only NAME[/TYPE],...] [--skip NAME[/TYPE],...] [--configs WxG,...]
- *                 [--skip-at WxG:NAME[/TYPE],...] [--show N] [--print source|worst]
+ *                 [--skip-at WxG:NAME[/TYPE],...] [--widths 1,2,...] [--show N]
+ *                 [--print source|worst]
  *
- * (NAME and TYPE may be fnmatch patterns: --only 'convert_*_sat/float'.)
+ * (NAME and TYPE may be fnmatch patterns: --only 'convert_*_sat/float'.) WEFT_CONFORMANCE=full
+ * in the environment runs 16 times the values, and every row at every width.
  *
  * One kernel per row and type (its widths in a switch on a uniform argument), all in one
  * program, built once per configuration (W x G; 0x0, the default: W 32 and the CPU's G). A
  * failure prints the builtin, type, width, configuration, inputs, result and reference;
  * skipped rows are named in the summary; --print worst prints each case's largest error
- * among the elements that passed. Exit status 0 when every element passed. */
+ * among the elements that passed. The summary counts the signatures (builtin x type x width)
+ * tested and gives each family's largest error. Exit status 0 when every element passed. */
 #include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -27,12 +30,15 @@
 #include "conformance.h"
 #include "weft.h"
 
-/* N: elements per case, a multiple of 48; NIN: values per argument and slots per half buffer,
- * room for N elements as aligned 3-vectors of halves (4 slots each) */
-enum { N = 1536, NIN = N / 3 * 4, MAX_ARGS = 3 };
+/* n_el: elements per case, a multiple of 48 (N_QUICK, or N_FULL under WEFT_CONFORMANCE=full);
+ * n_in: values per argument and slots per half buffer, room for n_el elements as aligned
+ * 3-vectors of halves (4 slots each) */
+enum { N_QUICK = 1536, N_FULL = 16 * N_QUICK, NIN_MAX = N_FULL / 3 * 4, MAX_ARGS = 3 };
+static unsigned n_el = N_QUICK, n_in = N_QUICK / 3 * 4;
 static const unsigned widths[] = {1, 2, 3, 4, 8, 16};
 static unsigned shown_max = 4; /* failures printed per case and configuration (--show) */
 static int print_worst;          /* --print worst: each case's largest error */
+static unsigned only_widths = ALL_WIDTHS; /* --widths: the widths run, of each row's */
 
 const type types[] = {
     {"char", WEFT_I8, 8, 1, 0},     {"uchar", WEFT_U8, 8, 0, 0},   {"short", WEFT_I16, 16, 1, 0},
@@ -125,7 +131,21 @@ static void call_name(char *out, const row *r, const shape *s, unsigned t, unsig
   else sprintf(out, "%.*s%u%s", (int)at, r->name, w, r->name + at);
 }
 
-static int has_width(const row *r, unsigned w) { return !r->widths || (r->widths >> w & 1); }
+static int has_width(const row *r, unsigned w) {
+  return (only_widths >> w & 1) && (!r->widths || (r->widths >> w & 1));
+}
+
+/* --widths 1,2,3,4: the mask of V1 ... V16 */
+static unsigned parse_widths(const char *list) {
+  unsigned mask = 0;
+  for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    unsigned w = (unsigned)atoi(p);
+    if (w != 1 && w != 2 && w != 3 && w != 4 && w != 8 && w != 16)
+      fprintf(stderr, "conformance: --widths takes 1, 2, 3, 4, 8 and 16\n"), exit(2);
+    mask |= 1u << w;
+  }
+  return mask;
+}
 
 /* One case of the kernel's switch: the builtin at width w, its arguments loaded with vloadN
  * (a[i] for scalars), its result and stored value written back the same way. A half load reads
@@ -213,6 +233,11 @@ static unsigned edges(unsigned t, const row *r, val *out) {
       1e5L,       0x1p-14L, -0x1.ffcp-15L, 0x1p-24L,     0x1p-25L,      -0x1p-25L,
       0x1.8p-25L, 0x1p-26L, 0x1.8p-24L,    1 + 0x1p-11L, -1 - 0x3p-11L, 1 + 0x1p-11L + 0x1p-40L,
       4097,       4098,     -0x1.00fp-3L};
+  /* a double geometric function's: elements 2^960 apart, next to each other in vectors of 2, 3
+   * and 4 (a small one below 2^-422, all its bits set, next to one above 2^500 has a normal
+   * quotient) */
+  static const long double far[] = {0x1p510L, -0x1.5555555555555p-440L, -0x1.4p520L,
+                                    0x1.9e3779b97f4a7p-430L};
   int conv = is_convert(r);
   unsigned n = 0;
   if (t == T_HALF) return half_edges(out);
@@ -231,6 +256,7 @@ static unsigned edges(unsigned t, const row *r, val *out) {
     if (conv) out[n++].f = 2.5, out[n++].f = -1.5;
     for (unsigned k = 0; (r->flags & HALF_STORE) && k < sizeof halves / sizeof *halves; k++)
       out[n++].f = to_type(halves[k], t);
+    for (unsigned k = 0; r->geom && dbl && k < sizeof far / sizeof *far; k++) out[n++].f = far[k];
     return n;
   }
   int bits = types[t].bits;
@@ -309,6 +335,9 @@ static void fix_real(unsigned flags, unsigned t, long double *x) {
     if (x[0] == x[1])
       x[1] = t == T_DOUBLE ? nextafter((double)x[1], 1e300) : nextafterf(x[1], 1e30f);
   }
+  if (flags & D_TRIG16) /* |x| <= 2^16: finite exponents at most 15, inf 2^16 */
+    x[0] = isinf(x[0]) ? copysignl(0x1p16L, x[0]) : limit_exponent(x[0], 15);
+  if (flags & D_POWR) x[0] = fabsl(x[0]);
   for (int k = 0; k < 2 && (flags & D_PRODUCTS); k++)
     x[k] = limit_exponent(x[k], t == T_DOUBLE ? 509 : 61);
   for (int k = 0; k < 2 && (flags & D_FAST); k++) {
@@ -331,13 +360,13 @@ typedef struct test_case {
   const row *r;
   shape s;
   unsigned t, at[MAX_ARGS]; /* the row's type, the arguments' */
-  val in[MAX_ARGS][NIN], want[N], want_out[N];
-  long double scale[N]; /* a GEOM row's: the max of its ABS bound */
+  val in[MAX_ARGS][NIN_MAX], want[N_FULL], want_out[N_FULL];
+  long double scale[N_FULL]; /* a GEOM row's: the max of its ABS bound */
   double worst;         /* the largest error in ulps (ABS: units) of an element that passed */
 } test_case;
 
 /* Element e's arguments: the e-th combination of edge values (of the first 9 of each for three
- * arguments), past them random values. WHOLE: the elements from N / 2 in blocks of 12 (each
+ * arguments), past them random values. WHOLE: the elements from n_el / 2 in blocks of 12 (each
  * vector of 1 to 4 elements lies in one) all of one edge value, another for each argument. */
 static void make_inputs(test_case *c, uint64_t seed) {
   static val edge[MAX_ARGS][64];
@@ -347,22 +376,22 @@ static void make_inputs(test_case *c, uint64_t seed) {
     if (c->s.nargs == 3 && ne[k] > 9) ne[k] = 9;
     combos *= ne[k];
   }
-  for (unsigned e = 0; e < NIN; e++)
+  for (unsigned e = 0; e < n_in; e++)
     for (unsigned k = 0, rest = e; k < c->s.nargs; k++) {
       int math_int = types[c->t].real && !types[c->at[k]].real && c->at[k] != T_HALF;
       c->in[k][e] = e < combos ? edge[k][rest % ne[k]] : random_value(c->at[k], math_int, &seed);
-      if ((c->r->flags & WHOLE) && e >= N / 2 && e < N / 2 + N / 4)
-        c->in[k][e] = edge[k][((e - N / 2) / 12 + 7 * k) % ne[k]];
+      if ((c->r->flags & WHOLE) && e >= n_el / 2 && e < n_el / 2 + n_el / 4)
+        c->in[k][e] = edge[k][((e - n_el / 2) / 12 + 7 * k) % ne[k]];
       rest /= ne[k];
     }
 }
 
 static void fix_domain(test_case *c) {
-  for (unsigned e = 0; e < NIN; e++) {
+  for (unsigned e = 0; e < n_in; e++) {
     long double x[MAX_ARGS] = {0};
     __int128 i[MAX_ARGS] = {0};
     for (unsigned k = 0; k < c->s.nargs; k++) x[k] = c->in[k][e].f, i[k] = c->in[k][e].i;
-    if ((c->r->flags & D_SIGNS) && e >= N / 2 && (e / 16) % 4 < 2) /* whole vectors' signs */
+    if ((c->r->flags & D_SIGNS) && e >= n_el / 2 && (e / 16) % 4 < 2) /* whole vectors' signs */
       i[0] = wrap((e / 16) % 4 ? i[0] & ~((__int128)1 << (types[c->t].bits - 1))
                                : i[0] | ((__int128)1 << (types[c->t].bits - 1)),
                   c->t);
@@ -409,7 +438,7 @@ static int has_scalar(const shape *s) {
 /* A GEOM row's references at width w: for each work-item's vectors, its result (a scalar) or
  * each of its elements, with the max of an absolute bound. */
 static void geom_references(test_case *c, unsigned w) {
-  for (unsigned j = 0; j < N / w; j++) {
+  for (unsigned j = 0; j < n_el / w; j++) {
     long double a[4], b[4] = {0};
     for (unsigned k = 0; k < w; k++)
       a[k] = c->in[0][j * w + k].f, b[k] = c->s.nargs > 1 ? c->in[1][j * w + k].f : 0;
@@ -431,8 +460,8 @@ static int width_dependent(const test_case *c) {
 static void make_references(test_case *c, unsigned w) {
   unsigned rt = kind_type(c->s.result, c->t);
   if (c->r->geom) return geom_references(c, w);
-  for (unsigned j = 0; per_item(&c->s) && j < N / w; j++) c->want[j].i = wrap(fold(c, j, w), rt);
-  for (unsigned e = 0; e < N && !per_item(&c->s); e++) {
+  for (unsigned j = 0; per_item(&c->s) && j < n_el / w; j++) c->want[j].i = wrap(fold(c, j, w), rt);
+  for (unsigned e = 0; e < n_el && !per_item(&c->s); e++) {
     val a[MAX_ARGS] = {{0, 0}};
     for (unsigned k = 0; k < c->s.nargs; k++) a[k] = arg_at(c, k, e, w);
     if (c->r->math) {
@@ -563,16 +592,23 @@ static int element_ok(const test_case *c, int out, unsigned vt, unsigned w, unsi
   long double scale = c->r->geom ? c->scale[e] : 0;
   for (unsigned k = 0; k < c->s.nargs && !c->r->geom; k++)
     scale = fmaxl(scale, fabsl(arg_at(c, k, e, w).f));
-  return real_ok(c->r->flags, vt == T_DOUBLE, want.f, got.f, scale, bound_of(c, w), ulps);
+  int dbl = vt == T_DOUBLE;
+  if (real_ok(c->r->flags, dbl, want.f, got.f, scale, bound_of(c, w), ulps)) return 1;
+  double other; /* EITHER: the second result the reference allows */
+  if (out || !(c->r->flags & EITHER) ||
+      !real_ok(c->r->flags, dbl, c->want_out[e].f, got.f, scale, bound_of(c, w), &other))
+    return 0;
+  *ulps = other;
+  return 1;
 }
 
 /* The halves a half store at width w must leave alone (they keep the bytes 0xa5 the test
- * fills the buffer with): the fourth of each aligned 3-vector, and those past the N elements. */
+ * fills the buffer with): the fourth of each aligned 3-vector, and those past the n_el elements. */
 static unsigned untouched(const test_case *c, const config *cf, unsigned w, const void *buf,
                           unsigned *shown) {
   unsigned failed = 0;
-  for (unsigned p = 0; p < NIN; p++) {
-    int stored = (c->r->flags & ALIGNED) && w == 3 ? p % 4 != 3 : p < N;
+  for (unsigned p = 0; p < n_in; p++) {
+    int stored = (c->r->flags & ALIGNED) && w == 3 ? p % 4 != 3 : p < n_el;
     __int128 bits = load_val(buf, T_HALF, p).i;
     if (stored || bits == 0xa5a5) continue;
     failed++;
@@ -588,7 +624,7 @@ static unsigned untouched(const test_case *c, const config *cf, unsigned w, cons
 static unsigned compare(test_case *c, const config *cf, unsigned w, int out, const void *buf,
                         unsigned *shown) {
   unsigned vt = kind_type(out ? c->s.out : c->s.result, c->t), failed = 0;
-  for (unsigned e = 0; e < (per_item(&c->s) ? N / w : N); e++) {
+  for (unsigned e = 0; e < (per_item(&c->s) ? n_el / w : n_el); e++) {
     val got = load_val(buf, vt, vt == T_HALF ? slot_of(c->r, e, w) : e);
     double ulps;
     if (element_ok(c, out, vt, w, e, got, &ulps)) {
@@ -605,15 +641,67 @@ static unsigned compare(test_case *c, const config *cf, unsigned w, int out, con
   return vt == T_HALF ? failed + untouched(c, cf, w, buf, shown) : failed;
 }
 
+/* ---- the summary: signatures tested, and each family's largest error ---- */
+
+/* A family's largest error among the elements that passed, in ulps ([0]) and for the ABS rows
+ * in units of eps * max^2 ([1]), and the case it came from (r NULL: no case of it ran). */
+typedef struct worst_case {
+  double error;
+  const row *r;
+  unsigned t;
+} worst_case;
+
+static worst_case family_worst[N_FAMILIES][2];
+static unsigned (*widths_run)[T_HALF + 1]; /* per row and type: the widths run, a bit each */
+
+static void note_case(const test_case *c, unsigned wi) {
+  widths_run[c->r - rows][c->t] |= 1u << wi;
+  worst_case *f = &family_worst[c->r->family][(c->r->flags & ABS) != 0];
+  if (!f->r || c->worst > f->error) *f = (worst_case){c->worst, c->r, c->t};
+}
+
+static void print_worst_of(const worst_case *f, const char *unit, const char *before) {
+  if (!f->r) return;
+  if (f->error == 0) printf("%sexact (0 %s)", before, unit);
+  else printf("%s%.3g %s (%s %s)", before, f->error, unit, f->r->name, types[f->t].name);
+}
+
+/* The number of signatures (builtin x type x vector width) that ran under some configuration,
+ * and each family's largest error. */
+static void print_summary(void) {
+  static const char *const names[N_FAMILIES] = {[F_MATH] = "math (6.12.2)",
+                                                [F_RELAXED] = "half_, native_ (6.12.2)",
+                                                [F_INTEGER] = "integer (6.12.3)",
+                                                [F_COMMON] = "common (6.12.4)",
+                                                [F_GEOMETRIC] = "geometric (6.12.5)",
+                                                [F_RELATIONAL] = "relational (6.12.6)",
+                                                [F_VECTOR_DATA] = "vector data (6.12.7)",
+                                                [F_CONVERSION] = "conversions (6.2.3)"};
+  unsigned signatures = 0;
+  for (unsigned i = 0; i < n_rows; i++)
+    for (unsigned t = 0; t <= T_HALF; t++)
+      signatures += (unsigned)__builtin_popcount(widths_run[i][t]);
+  printf("%u signatures (builtin x type x vector width) tested, over %u values each\n", signatures,
+         n_el);
+  printf("largest error per family, among the elements within their bound:\n");
+  for (unsigned f = 0; f < N_FAMILIES; f++) {
+    if (!family_worst[f][0].r && !family_worst[f][1].r) continue;
+    printf("  %-24s", names[f]);
+    print_worst_of(&family_worst[f][0], "ulp", " ");
+    print_worst_of(&family_worst[f][1], "eps max^2", family_worst[f][0].r ? ", " : " ");
+    printf("\n");
+  }
+}
+
 static unsigned gcd(unsigned a, unsigned b) { return b ? gcd(b, a % b) : a; }
 
-/* Runs the case's kernel at every width; the number of wrong elements (all N for a launch that
+/* Runs the case's kernel at every width; the number of wrong elements (all n_el for a launch that
  * failed). */
 static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
   char name[64];
   kernel_name(name, sizeof name, c->r, c->t);
   weft_kernel *k;
-  if (weft_kernel_create(prog, name, &k)) return printf("FAIL %s: no kernel\n", name), N;
+  if (weft_kernel_create(prog, name, &k)) return printf("FAIL %s: no kernel\n", name), n_el;
   unsigned n = 0, failed = 0, shown = 0, made = 0, at_width[sizeof widths / sizeof *widths] = {0};
   weft_arg args[MAX_ARGS + 3];
   void *bufs[MAX_ARGS + 2];
@@ -623,34 +711,35 @@ static unsigned run_case(weft_program *prog, test_case *c, const config *cf) {
   bt[n++] = kind_type(c->s.result, c->t);
   if (c->s.out) bt[n++] = kind_type(c->s.out, c->t);
   for (unsigned i = 0; i < n; i++) {
-    bytes[i] = NIN * weft_type_size(types[bt[i]].wt);
+    bytes[i] = n_in * weft_type_size(types[bt[i]].wt);
     bufs[i] = weft_buffer_alloc(bytes[i]);
-    for (unsigned e = 0; i < c->s.nargs && e < NIN; e++) store_val(bufs[i], bt[i], e, c->in[i][e]);
+    for (unsigned e = 0; i < c->s.nargs && e < n_in; e++) store_val(bufs[i], bt[i], e, c->in[i][e]);
     args[i] = (weft_arg){WEFT_ARG_GLOBAL, types[bt[i]].wt, bytes[i], bufs[i]};
   }
   for (unsigned wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
     int w = (int)widths[wi];
     if (!has_width(c->r, widths[wi])) continue;
     args[n] = (weft_arg){WEFT_ARG_VALUE, WEFT_I32, sizeof w, &w};
-    unsigned items = N / widths[wi];
+    unsigned items = n_el / widths[wi];
     weft_ndrange range = {1, {items, 1, 1}, {gcd(items, 64), 1, 1}};
     for (unsigned i = c->s.nargs; i < n; i++) memset(bufs[i], 0xa5, bytes[i]); /* not a result */
     weft_status st = weft_kernel_launch(k, &range, n + 1, args, NULL);
     if (width_dependent(c) || !made++) make_references(c, widths[wi]);
     if (st) {
       printf("FAIL %s width %d [%s]: %s\n", name, w, cf->name, weft_status_name(st));
-      at_width[wi] = N, failed += N;
+      at_width[wi] = n_el, failed += n_el;
       continue;
     }
     at_width[wi] = compare(c, cf, widths[wi], 0, bufs[c->s.nargs], &shown);
     if (c->s.out) at_width[wi] += compare(c, cf, widths[wi], 1, bufs[c->s.nargs + 1], &shown);
     failed += at_width[wi];
+    note_case(c, wi);
   }
   if (failed) {
     printf("FAIL %s %s [%s]: wrong elements per width", c->r->name, types[c->t].name, cf->name);
     for (unsigned wi = 0; wi < sizeof widths / sizeof *widths; wi++)
       if (has_width(c->r, widths[wi])) printf(" %u:%u", widths[wi], at_width[wi]);
-    printf(" (of %d)\n", N);
+    printf(" (of %u)\n", n_el);
   }
   if (print_worst && types[kind_type(c->s.result, c->t)].real)
     printf("worst %s %s [%s]: %.3g %s\n", c->r->name, types[c->t].name, cf->name, c->worst,
@@ -751,6 +840,7 @@ static options parse(int argc, char **argv) {
         fprintf(stderr, "conformance: --skip-at WxG:LIST\n"), exit(2);
       o.skip_at++;
     } else if (!strcmp(argv[i], "--show")) shown_max = (unsigned)atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--widths")) only_widths = parse_widths(argv[i + 1]);
     else if (!strcmp(argv[i], "--print") && !strcmp(argv[i + 1], "worst")) print_worst = 1;
     else if (!strcmp(argv[i], "--print")) o.print = !strcmp(argv[i + 1], "source");
     else fprintf(stderr, "conformance: unknown option %s\n", argv[i]), exit(2);
@@ -766,9 +856,27 @@ static void name_config(config *cf) {
   snprintf(cf->name, sizeof cf->name, "W%u G %s", cf->warp ? cf->warp : 32, cf->lanes ? g : "cpu");
 }
 
+/* WEFT_CONFORMANCE=full: N_FULL values per case, and every selected row at every width under
+ * every configuration (the ctest's --skip, --skip-at and --widths only save time). 0: quick;
+ * -1: unknown. */
+static int full_mode(options *o) {
+  const char *mode = getenv("WEFT_CONFORMANCE");
+  if (!mode || !*mode || !strcmp(mode, "quick")) return 0;
+  if (strcmp(mode, "full")) return -1;
+  n_el = N_FULL, n_in = N_FULL / 3 * 4, only_widths = ALL_WIDTHS;
+  o->skip = o->skip_at = NULL;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   options o = parse(argc, argv);
-  int bad = 0;
+  int bad = 0, full = full_mode(&o);
+  if (full < 0) return fprintf(stderr, "conformance: WEFT_CONFORMANCE is quick or full\n"), 2;
+  if (full)
+    printf("WEFT_CONFORMANCE=full: %u values per case; --skip, --skip-at, --widths ignored\n",
+           n_el);
+  widths_run = calloc(n_rows, sizeof *widths_run);
+  if (!widths_run) return fprintf(stderr, "conformance: out of memory\n"), 2;
   for (const char *p = o.configs; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
     config cf = {0};
     if (sscanf(p, "%ux%u", &cf.warp, &cf.lanes) != 2)
@@ -780,8 +888,8 @@ int main(int argc, char **argv) {
     }
     unsigned cases = 0;
     int r = run_config(&o, &cf, &cases);
-    printf("[%s] %u cases (builtin x type, each at its widths x %d values): %s\n", cf.name, cases,
-           N,
+    printf("[%s] %u cases (builtin x type, each at its widths x %u values): %s\n", cf.name, cases,
+           n_el,
            r < 0 ? "no program"
            : r   ? "FAILED"
                  : "all passed");
@@ -791,5 +899,7 @@ int main(int argc, char **argv) {
   if (o.skip) printf("skipped: %s\n", o.skip);
   config at = {o.skip_warp, o.skip_lanes, ""};
   if (o.skip_at) name_config(&at), printf("skipped under [%s] only: %s\n", at.name, o.skip_at);
+  print_summary();
+  free(widths_run);
   return bad;
 }

@@ -57,7 +57,24 @@ enum {
   HALF_LOAD = 1 << 19,
   HALF_STORE = 1 << 20,
   ALIGNED = 1 << 21,
+  EITHER = 1 << 22, /* the stored reference (*o) is a second result also allowed (mad) */
+  D_TRIG16 = 1 << 23,
+  D_POWR = 1 << 24,
 };
+
+/* The function families the summary reports on (6.12's sections, and the conversions); a row's
+ * is its section's in builtins.def (FAMILY). */
+typedef enum family {
+  F_MATH,
+  F_RELAXED, /* the half_ and native_ math functions */
+  F_INTEGER,
+  F_COMMON,
+  F_GEOMETRIC,
+  F_RELATIONAL,
+  F_VECTOR_DATA,
+  F_CONVERSION,
+  N_FAMILIES
+} family;
 
 /* A row's vector widths, a bit per width (GEOM and HALF rows; the others have all six). */
 enum { V1 = 1 << 1, V2 = 1 << 2, V3 = 1 << 3, V4 = 1 << 4, V8 = 1 << 8, V16 = 1 << 16 };
@@ -83,6 +100,7 @@ typedef struct row {
   geom_ref *geom;
   geom_bound *bound;
   unsigned widths; /* V1 ... V16; 0: all six */
+  family family;
 } row;
 
 extern const row rows[];

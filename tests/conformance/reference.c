@@ -121,6 +121,36 @@ static long double bitselect_l(const long double *x, int dbl) {
   return r;
 }
 
+/* mad's two evaluations: fma(a, b, c), returned, and a * b rounded to the type (by the host's
+ * own float or double product) then added to c, in *o (EITHER). */
+static long double mad_l(const long double *x, long double *o, int dbl) {
+  *o = (dbl ? (long double)((double)x[0] * (double)x[1])
+            : (long double)((float)x[0] * (float)x[1])) +
+       x[2];
+  return fmal(x[0], x[1], x[2]);
+}
+
+/* ln |gamma(x)|, and in *o the sign of gamma(x): unspecified (NaN) at the poles (the negative
+ * integers), at -inf and for a NaN; gamma(±0) is ±inf. */
+static long double lgamma_l(long double x, long double *o) {
+  int sign = 1;
+  long double r = lgammal_r(x, &sign);
+  int pole = x < 0 && (isinf(x) || x == floorl(x));
+  *o = isnan(x) || pole ? NAN : x == 0 ? (signbit(x) ? -1 : 1) : sign;
+  return r;
+}
+
+/* remquo: remainder(x, y), and in *o the lower seven bits of the quotient it rounds to, with the
+ * sign of x / y (NaN, unspecified, where the remainder is NaN). |x| mod 128|y| (exact, and long
+ * double does not overflow) keeps the quotient's parity and low bits; its own remainder by |y|
+ * gives them, as (m - r) / |y| is an integer of at most 8 bits times |y|, exact. */
+static long double remquo_l(long double x, long double y, long double *o) {
+  long double r = remainderl(x, y), ay = fabsl(y), m = fmodl(fabsl(x), 128 * ay);
+  long double q = isinf(y) ? 0 : fmodl((m - remainderl(m, ay)) / ay, 128);
+  *o = isnan(r) ? NAN : signbit(x) != signbit(y) ? -q : q;
+  return r;
+}
+
 /* ---- integers ---- */
 
 static __int128 saturate(__int128 v, int bits, int sgn) {
@@ -142,6 +172,13 @@ static __int128 mad_sat_i(__int128 a, __int128 b, __int128 c, int bits, int sgn)
   unsigned __int128 v = (unsigned __int128)a * (unsigned __int128)b + (unsigned __int128)c;
   unsigned __int128 max = ((unsigned __int128)1 << bits) - 1;
   return (__int128)(v > max ? max : v);
+}
+
+/* The set bits among a's low `bits` bits. */
+static __int128 popcount_i(__int128 a, int bits) {
+  int n = 0;
+  for (int i = 0; i < bits; i++) n += (int)((a >> i) & 1);
+  return n;
 }
 
 /* Leading zeros of a's low `bits` bits. */
@@ -311,6 +348,7 @@ static long double half_bits(long double x, unsigned flags) {
     (void)x, (void)o, (void)dbl, (void)w;                                                        \
     return expr;                                                                                 \
   }
+#define MATH_F(name, shape, fu, flags, expr) MATH(name, shape, fu, 0, flags, expr)
 #define INT(name, shape, types, flags, expr)                                                  \
   static __int128 CAT(iref_, __LINE__)(__int128 a, __int128 b, __int128 c, int bits, int sgn, \
                                        int w) {                                               \
@@ -337,6 +375,7 @@ static long double half_bits(long double x, unsigned flags) {
   }
 #include "builtins.def"
 #undef MATH
+#undef MATH_F
 #undef INT
 #undef CONVERT
 #undef GEOM
@@ -344,12 +383,19 @@ static long double half_bits(long double x, unsigned flags) {
 
 const row rows[] = {
 #define MATH(name, shape, fu, du, flg, expr) \
-  {#name, shape, {fu, du}, .flags = flg, .math = CAT(ref_, __LINE__)},
+  {#name, shape, {fu, du}, .flags = flg, .math = CAT(ref_, __LINE__), .family = FAMILY},
+#define MATH_F(name, shape, fu, flg, expr)                                                        \
+  {#name,           shape, {fu, 0}, .types = TY_FLOAT, .flags = flg, .math = CAT(ref_, __LINE__), \
+   .family = FAMILY},
 #define INT(name, shape, tys, flg, expr) \
-  {#name, shape, .types = tys, .flags = flg, .integer = CAT(iref_, __LINE__)},
-#define CONVERT(dst, to, suffix, flg)                                   \
-  {"convert_" #dst #suffix, #to ":T", .types = ALL_TYPES, .flags = flg, \
-   .math = CAT(conv_, CAT(dst, suffix))},
+  {#name, shape, .types = tys, .flags = flg, .integer = CAT(iref_, __LINE__), .family = FAMILY},
+#define CONVERT(dst, to, suffix, flg)    \
+  {"convert_" #dst #suffix,              \
+   #to ":T",                             \
+   .types = ALL_TYPES,                   \
+   .flags = flg,                         \
+   .math = CAT(conv_, CAT(dst, suffix)), \
+   .family = FAMILY},
 #define GEOM(name, shape, tys, wid, fu, du, flg, expr) \
   {#name,                                              \
    shape,                                              \
@@ -357,11 +403,14 @@ const row rows[] = {
    .flags = flg,                                       \
    .geom = CAT(gref_, name),                           \
    .bound = CAT(gbound_, name),                        \
-   .widths = wid},
-#define HALF(name, shape, tys, wid, flg, expr) \
-  {#name, shape, .types = tys, .flags = flg, .math = CAT(href_, name), .widths = wid},
+   .widths = wid,                                      \
+   .family = FAMILY},
+#define HALF(name, shape, tys, wid, flg, expr)                                           \
+  {#name,         shape,           .types = tys, .flags = flg, .math = CAT(href_, name), \
+   .widths = wid, .family = FAMILY},
 #include "builtins.def"
 #undef MATH
+#undef MATH_F
 #undef INT
 #undef CONVERT
 #undef GEOM

@@ -1,6 +1,6 @@
 /* Builtins the C library computes, element by element and lane by lane (expand_builtins.c,
- * BI_LIBM): remainder, remquo and lgamma_r with their int outputs through private, __global and
- * vector pointers, lgamma and tgamma, under a divergent branch. o gets 6 floats and q 4 ints
+ * BI_LIBM: lgamma_r, lgamma, tgamma), and remainder and remquo (vector code, remquo_of), with
+ * their int outputs through private, __global and vector pointers, under a divergent branch. o gets 6 floats and q 4 ints
  * per work-item. */
 #pragma OPENCL FP_CONTRACT OFF
 

@@ -1106,8 +1106,18 @@ void oracle_math_pi(kio *io) {
   }
 }
 
-/* math_libm: the C library's own, which weft calls (what is checked is that each lane and
- * element gets its own call and its own int back). */
+/* OpenCL's remquo: the C library's remainder, and seven bits of the quotient (glibc's remquo
+ * gives three) with the sign of x / y. x - r is exact in double, a multiple of y. */
+static float remquo7f(float x, float y, int *quo) {
+  float r = remainderf(x, y);
+  long k = lrint(((double)x - r) / y);
+  *quo = (int)(labs(k) & 127) * (k < 0 ? -1 : 1);
+  return r;
+}
+
+/* math_libm: the C library's own (remquo's quotient as OpenCL asks), which weft calls, or
+ * computes in vector code (remainder, remquo): what is checked is that each lane and element
+ * gets its own value and its own int back. */
 void oracle_math_libm(kio *io) {
   const float *a = IN(float, 0);
   float *o = OUT(float, 1);
@@ -1117,12 +1127,12 @@ void oracle_math_libm(kio *io) {
     float x = a[i], y = a[(i + 3) % n];
     int quo, sign, qx, qy;
     o[6 * i] = remainderf(x, y);
-    o[6 * i + 1] = remquof(x, y, &quo);
+    o[6 * i + 1] = remquo7f(x, y, &quo);
     o[6 * i + 2] = i % 3 ? lgammaf(fabsf(x) + 0.5f) : tgammaf(fabsf(y) * 0.1f + 0.25f);
     o[6 * i + 3] = lgammaf_r(x, &sign);
-    o[6 * i + 4] = remquof(x, 1.5f, &qx);
-    float ry = remquof(y, -2.5f, &qy);
-    o[6 * i + 5] = remquof(y, x, &q[4 * i + 3]) + ry;
+    o[6 * i + 4] = remquo7f(x, 1.5f, &qx);
+    float ry = remquo7f(y, -2.5f, &qy);
+    o[6 * i + 5] = remquo7f(y, x, &q[4 * i + 3]) + ry;
     q[4 * i] = quo;
     q[4 * i + 1] = sign;
     q[4 * i + 2] = qx ^ (int32_t)((uint32_t)qy << 8);
