@@ -447,6 +447,9 @@ weft_status weft_kernel_release(weft_kernel *k) {
 }
 
 const char *weft_kernel_name(const weft_kernel *k) { return LIVE_KERNEL(k) ? k->k->name : NULL; }
+size_t weft_kernel_local_mem_size(const weft_kernel *k) {
+  return LIVE_KERNEL(k) ? k->k->static_local_size : 0;
+}
 
 unsigned weft_kernel_num_args(const weft_kernel *k) { return LIVE_KERNEL(k) ? k->k->nparams : 0; }
 

@@ -493,7 +493,7 @@ static cl_int check_range(cl_uint dims, const size_t *offset, const size_t *glob
 
 /* The kernel's arguments: all set, buffers alive; the bytes of their values and __local. */
 static cl_int check_args(cl_kernel k, cl_context ctx, size_t *value_bytes) {
-  size_t local = 0;
+  size_t local = weft_kernel_local_mem_size(k->weft); /* its own __local arrays */
   *value_bytes = 0;
   for (cl_uint i = 0; i < k->nargs; i++) {
     const kernel_arg *a = &k->args[i];

@@ -391,7 +391,7 @@ WCL_API cl_int clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_w
   case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return info_put(value, size, size_ret, dims, sizeof dims);
   case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: z = k->program->ctx->warp; break;
   case CL_KERNEL_LOCAL_MEM_SIZE:
-    ul = local_args_size(k);
+    ul = local_args_size(k) + weft_kernel_local_mem_size(k->weft);
     return info_put(value, size, size_ret, &ul, sizeof ul);
   case CL_KERNEL_PRIVATE_MEM_SIZE: ul = 0; return info_put(value, size, size_ret, &ul, sizeof ul);
   default: return CL_INVALID_VALUE;

@@ -206,6 +206,9 @@ typedef struct weft_arg {
 WEFT_API weft_status weft_kernel_create(weft_program *program, const char *name, weft_kernel **out);
 WEFT_API weft_status weft_kernel_release(weft_kernel *kernel);
 WEFT_API const char *weft_kernel_name(const weft_kernel *kernel);
+/* Bytes of __local memory that the kernel declares itself (its __local arrays), which every
+ * work-group gets besides its __local arguments; 0 for a handle that is not a live kernel. */
+WEFT_API size_t weft_kernel_local_mem_size(const weft_kernel *kernel);
 WEFT_API unsigned weft_kernel_num_args(const weft_kernel *kernel);
 WEFT_API weft_status weft_kernel_arg_info(const weft_kernel *kernel, unsigned index,
                                           weft_arg_info *info);
