@@ -129,6 +129,17 @@ static void item_main(void) {
 
 static void item_barrier(void) { swapcontext(&running->items[running->cur], &running->scheduler); }
 
+/* Work-item i's context, at the start of the kernel. On its own, since getcontext returns
+ * twice: a loop counter live across it may be clobbered (gcc -Wclobbered, optimising). */
+static void start_item(group_run *g, unsigned i) {
+  getcontext(&g->items[i]);
+  g->items[i].uc_stack.ss_sp = g->stacks + (size_t)i * STACK_BYTES;
+  g->items[i].uc_stack.ss_size = STACK_BYTES;
+  g->items[i].uc_link = &g->scheduler;
+  makecontext(&g->items[i], item_main, 0);
+  g->done[i] = false;
+}
+
 /* Runs every work-item of group grp up to its next barrier, until all have ended; false when
  * some ended while others wait at a barrier. */
 static bool run_group(group_run *g, struct fz_env *env, unsigned grp) {
@@ -136,14 +147,7 @@ static bool run_group(group_run *g, struct fz_env *env, unsigned grp) {
   memset(g->la, 0xa5, ls * sizeof *g->la); /* the kernel sets them before it reads them */
   memset(g->lb, 0xa5, ls * sizeof *g->lb);
   memset(g->lc, 0xa5, FZ_NLC * sizeof *g->lc);
-  for (unsigned i = 0; i < ls; i++) {
-    getcontext(&g->items[i]);
-    g->items[i].uc_stack.ss_sp = g->stacks + (size_t)i * STACK_BYTES;
-    g->items[i].uc_stack.ss_size = STACK_BYTES;
-    g->items[i].uc_link = &g->scheduler;
-    makecontext(&g->items[i], item_main, 0);
-    g->done[i] = false;
-  }
+  for (unsigned i = 0; i < ls; i++) start_item(g, i);
   for (unsigned ended = 0; ended < ls;) {
     for (unsigned i = 0; i < ls; i++) {
       if (g->done[i]) continue;
