@@ -360,6 +360,9 @@ weft_status kernel_describe(LLVMValueRef fn, unsigned program, const lower_targe
 #define KERNEL_SYMBOL_PREFIX "__weft_p%08x_"
 #define KERNEL_SYMBOL_DIGITS 8
 int kernel_name_functions(lowered_kernel *k, unsigned program);
+/* The program-scope global variables that m defines, named for build `to`: their source name
+ * (build `from` < 0) or the name build `from` gave them. */
+void kernel_name_globals(LLVMModuleRef m, int from, unsigned to);
 void kernel_describe_blocks(const cfg *g, weft_compiled_kernel *k); /* PCs, lines, IPDOMs */
 /* The parameter is a struct passed by value: the argument block holds its bytes. */
 int kernel_param_is_struct(const weft_param *p);
@@ -477,6 +480,11 @@ typedef struct program_code {
   /* The front end's module as bitcode, from which code_unaligned is built, into its own code. */
   LLVMMemoryBufferRef front_end;
   unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
+  /* The program's global variables (its __constant arrays) are named after the number of the
+   * build that defines them, as its functions are, so that two programs of a context may use one
+   * name: globals_build in the code, bitcode_build in front_end (another build's, when the
+   * program came from the disk cache; the units of a later build rename them). */
+  unsigned globals_build, bitcode_build;
 } program_code;
 /* What a context compiles for. */
 typedef struct pipeline_target {

@@ -176,6 +176,23 @@ int kernel_name_functions(lowered_kernel *k, unsigned program) {
   return 0;
 }
 
+void kernel_name_globals(LLVMModuleRef m, int from, unsigned to) {
+  char old[32];
+  size_t skip = from < 0 ? 0 : (size_t)snprintf(old, sizeof old, KERNEL_SYMBOL_PREFIX "g_", from);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    LLVMLinkage l = LLVMGetLinkage(g);
+    size_t len;
+    const char *name = LLVMGetValueName2(g, &len);
+    if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || !len || !strncmp(name, "llvm.", 5) ||
+        (skip && strncmp(name, old, skip)))
+      continue;
+    char *renamed = NULL;
+    if (asprintf(&renamed, KERNEL_SYMBOL_PREFIX "g_%s", to, name + skip) < 0) DIE("out of memory");
+    LLVMSetValueName2(g, renamed, strlen(renamed));
+    free(renamed);
+  }
+}
+
 weft_status kernel_describe(LLVMValueRef kfn, unsigned program, const lower_target *t,
                             lowered_kernel *out, char **err) {
   memset(out, 0, sizeof *out);

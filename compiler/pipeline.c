@@ -75,6 +75,8 @@ static weft_status lower_kernels(const build *b, LLVMModuleRef m, int unit, int 
                                  char **err) {
   lower_split split = {.unit = unit, .nunits = nunits};
   unsigned i = 0;
+  if (b->p->bitcode_build != b->p->globals_build) /* from the disk cache's bitcode */
+    kernel_name_globals(m, (int)b->p->bitcode_build, b->p->globals_build);
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
     lowered_kernel k;
     weft_status st = lower_one(b, f, &split, &k, err);
@@ -158,6 +160,7 @@ static weft_status build_cached(const pipeline_target *t, program_code *p, unsig
                                 jit_objects *o, char **err) {
   unsigned id = (*t->builds)++;
   if (cache_rename(o, was, id)) return WEFT_ERROR_JIT;
+  p->globals_build = id, p->bitcode_build = was;
   for (unsigned i = 0; i < p->nkernels; i++)
     if (kernel_name_functions(&p->kernels[i], id)) return WEFT_ERROR_OUT_OF_MEMORY;
   weft_status st = jit_add_objects(t->jit, o, &p->code, err);
@@ -198,6 +201,8 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   p->log = fr.log ? fr.log : strdup("");
   since = debug_time("front end", since);
   p->instrs = kernel_instrs(fr.module, &p->nkernels);
+  p->globals_build = p->bitcode_build = *t->builds; /* the build_variant below */
+  kernel_name_globals(fr.module, -1, p->globals_build);
   p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof *p->kernels);
   p->front_end = LLVMWriteBitcodeToMemoryBuffer(fr.module);
   /* the back end: compile_unit in each compile unit */

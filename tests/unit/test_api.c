@@ -311,6 +311,55 @@ static void disk_cache_renames_for_each_context(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* Launches k(__global int *o) of src over 12 x 2 work-items in groups of lx x 2 and checks
+ * o[i] = tab[i & 3] + 100 i, where tab is {base, 2 base, 3 base, 4 base}. */
+static void check_tab(weft_context *ctx, const char *src, int base, size_t lx) {
+  int o[24] = {0};
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "tab.cl", src, &p);
+  weft_arg a = {WEFT_ARG_GLOBAL, WEFT_I32, sizeof o, o};
+  weft_ndrange r = {2, {12, 2, 1}, {lx, 2, 1}};
+  assert_int_equal(weft_kernel_launch(k, &r, 1, &a, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < 24; i++) assert_int_equal(o[i], base * ((i & 3) + 1) + 100 * i);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
+/* Two programs of a context may each define a program-scope __constant of one name (the JIT's
+ * symbols are the context's): a build names its globals after its number. Also from the disk
+ * cache, where the entry's build had another number, and for the variant for work-groups that
+ * are not x-aligned (G = 4; groups of 3 x 2), built from the entry's bitcode. */
+static void programs_may_share_global_names(void **state) {
+  (void)state;
+  char dir[] = "/tmp/weft_test_cache.XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("WEFT_CACHE", "1", 1), setenv("WEFT_CACHE_DIR", dir, 1);
+  const char *ones = "__constant int tab[4] = {1, 2, 3, 4};\n"
+                     "__kernel void k(__global int *o) {\n"
+                     "  int i = get_global_id(1) * get_global_size(0) + get_global_id(0);\n"
+                     "  o[i] = tab[i & 3] + 100 * i;\n"
+                     "}\n",
+             *tens = "__constant int tab[4] = {10, 20, 30, 40};\n"
+                     "__kernel void k(__global int *o) {\n"
+                     "  int i = get_global_id(1) * get_global_size(0) + get_global_id(0);\n"
+                     "  o[i] = tab[i & 3] + 100 * i;\n"
+                     "}\n";
+  weft_options opts = {.threads = 2, .warp = 8, .lanes = 4};
+  weft_context *a, *b;
+  assert_int_equal(weft_context_create(&opts, &a), WEFT_SUCCESS);
+  check_tab(a, ones, 1, 4); /* a's build 0, stored */
+  assert_int_equal(weft_context_create(&opts, &b), WEFT_SUCCESS);
+  check_tab(b, tens, 10, 4); /* b's build 0 */
+  check_tab(b, ones, 1, 4);  /* from the entry: build 1 */
+  check_tab(b, ones, 1, 3);
+  check_tab(b, tens, 10, 3);
+  weft_context_release(a), weft_context_release(b);
+  setenv("WEFT_CACHE", "0", 1), unsetenv("WEFT_CACHE_DIR");
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void write_text(const char *dir, const char *name, const char *text) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -1252,6 +1301,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(exit_while_clang_loads),
       cmocka_unit_test(same_source_is_built_once),
       cmocka_unit_test(disk_cache_renames_for_each_context),
+      cmocka_unit_test(programs_may_share_global_names),
       cmocka_unit_test(build_error_names_file_and_line),
       cmocka_unit_test(both_ways_of_running_clang_agree),
       cmocka_unit_test(warnings_reach_the_build_log),
