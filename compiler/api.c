@@ -456,7 +456,8 @@ unsigned weft_kernel_num_args(const weft_kernel *k) { return LIVE_KERNEL(k) ? k-
 weft_status weft_kernel_arg_info(const weft_kernel *k, unsigned index, weft_arg_info *info) {
   if (!LIVE_KERNEL(k) || !info || index >= k->k->nparams) return WEFT_ERROR_INVALID_VALUE;
   const weft_param *p = &k->k->params[index];
-  *info = (weft_arg_info){p->name, p->type_name, p->kind, p->type, p->vector_width, p->size};
+  *info = (weft_arg_info){p->name,         p->type_name, p->kind,      p->type,
+                          p->vector_width, p->size,      p->qualifiers};
   return WEFT_SUCCESS;
 }
 

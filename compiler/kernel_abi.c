@@ -109,6 +109,20 @@ static void kernel_at(LLVMValueRef fn, char *buf, size_t n) {
   snprintf(buf, n, "%.*s:%u: ", (int)len, file ? file : "", LLVMDISubprogramGetLine(sp));
 }
 
+/* const, restrict and volatile, as clang's kernel_arg_type_qual lists them ("const volatile"). */
+static unsigned type_qualifiers(LLVMValueRef fn, unsigned i) {
+  static const char *const words[] = {"const", "restrict", "volatile"};
+  char *q = md_string(fn, "kernel_arg_type_qual", i);
+  unsigned bits = 0;
+  for (unsigned w = 0; w < 3; w++)
+    for (const char *at = strstr(q, words[w]); at; at = strstr(at + 1, words[w])) {
+      size_t n = strlen(words[w]);
+      if ((at == q || at[-1] == ' ') && (at[n] == 0 || at[n] == ' ')) bits |= 1u << w;
+    }
+  free(q);
+  return bits;
+}
+
 /* Fills the parameter table and lays out the argument block. */
 static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_compiled_kernel *k,
                                    char **err) {
@@ -122,6 +136,7 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
     p->name = md_string(fn, "kernel_arg_name", i);
     p->type_name = md_string(fn, "kernel_arg_type", i);
     p->kind = param_kind(fn, i, param);
+    p->qualifiers = type_qualifiers(fn, i);
     char *base = md_string(fn, "kernel_arg_base_type", i); /* a typedef resolved */
     p->type = parse_type_name(strcmp(base, "?") ? base : p->type_name, &p->vector_width);
     free(base);

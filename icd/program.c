@@ -411,9 +411,11 @@ WCL_API cl_int clGetKernelArgInfo(cl_kernel k, cl_uint index, cl_kernel_arg_info
       [WEFT_ARG_LOCAL] = CL_KERNEL_ARG_ADDRESS_LOCAL,
   };
   cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE; /* no images */
-  /* weft does not keep const, restrict or volatile; __constant is const by definition */
-  cl_kernel_arg_type_qualifier q = a->kind == WEFT_ARG_CONSTANT ? CL_KERNEL_ARG_TYPE_CONST
-                                                                : CL_KERNEL_ARG_TYPE_NONE;
+  cl_kernel_arg_type_qualifier q = CL_KERNEL_ARG_TYPE_NONE;
+  if (a->qualifiers & WEFT_QUALIFIER_CONST || a->kind == WEFT_ARG_CONSTANT) /* const by its space */
+    q |= CL_KERNEL_ARG_TYPE_CONST;
+  if (a->qualifiers & WEFT_QUALIFIER_RESTRICT) q |= CL_KERNEL_ARG_TYPE_RESTRICT;
+  if (a->qualifiers & WEFT_QUALIFIER_VOLATILE) q |= CL_KERNEL_ARG_TYPE_VOLATILE;
   switch (name) {
   case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
     return info_put(value, size, size_ret, &address[a->kind], sizeof address[a->kind]);

@@ -193,7 +193,13 @@ typedef struct weft_arg_info {
   weft_type type; /* the scalar (or element) type; for buffers the pointee's */
   unsigned vector_width; /* 1 for scalars, 4 for float4 */
   size_t size; /* bytes of a VALUE argument; bytes of one element for buffers */
+  unsigned qualifiers; /* WEFT_QUALIFIER_*: the pointee's, for a buffer, as the source says */
 } weft_arg_info;
+enum weft_qualifier {
+  WEFT_QUALIFIER_CONST = 1,
+  WEFT_QUALIFIER_RESTRICT = 2,
+  WEFT_QUALIFIER_VOLATILE = 4
+};
 
 typedef struct weft_arg {
   weft_arg_kind kind;

@@ -176,6 +176,7 @@ typedef struct weft_param {
   unsigned vector_width;
   size_t size; /* VALUE: bytes of the value; buffers: bytes of one element */
   size_t offset; /* slot in the argument block */
+  unsigned qualifiers; /* WEFT_QUALIFIER_* (weft.h) */
 } weft_param;
 
 /* A compiled kernel as the runtime sees it. Owned by the compiler's kernel object. */

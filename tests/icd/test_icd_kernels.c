@@ -354,6 +354,11 @@ static void program_and_kernel_info(void **state) {
   assert_string_equal(name, "out");
   CL_OK(clGetKernelArgInfo(ks[1], 1, CL_KERNEL_ARG_TYPE_NAME, sizeof name, name, NULL));
   assert_string_equal(name, "int*");
+  cl_kernel_arg_type_qualifier tq;
+  CL_OK(clGetKernelArgInfo(ks[1], 0, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, NULL));
+  assert_int_equal(tq, CL_KERNEL_ARG_TYPE_CONST); /* __global const int *in */
+  CL_OK(clGetKernelArgInfo(ks[1], 1, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, NULL));
+  assert_int_equal(tq, CL_KERNEL_ARG_TYPE_NONE);
   size_t wg, multiple;
   CL_OK(
       clGetKernelWorkGroupInfo(ks[0], env.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));

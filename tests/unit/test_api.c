@@ -515,6 +515,27 @@ static void struct_arguments_are_private_copies(void **state) {
   weft_program_release(prog);
 }
 
+/* A buffer parameter's const, restrict and volatile, as the source writes them (clang's
+ * kernel_arg_type_qual): the OpenCL platform answers clGetKernelArgInfo with them. */
+static void arg_info_has_type_qualifiers(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "__kernel void k(__global const float *restrict a, __global float *b,\n"
+                    "                volatile __global int *c) {\n"
+                    "  b[get_global_id(0)] = a[get_global_id(0)] + c[0];\n"
+                    "}\n";
+  weft_program *prog;
+  weft_kernel *k = first_kernel(ctx, "q.cl", src, &prog);
+  static const unsigned want[3] = {WEFT_QUALIFIER_CONST | WEFT_QUALIFIER_RESTRICT, 0,
+                                   WEFT_QUALIFIER_VOLATILE};
+  for (unsigned i = 0; i < 3; i++) {
+    weft_arg_info info;
+    assert_int_equal(weft_kernel_arg_info(k, i, &info), WEFT_SUCCESS);
+    assert_int_equal(info.qualifiers, want[i]);
+  }
+  weft_kernel_release(k);
+  weft_program_release(prog);
+}
+
 /* A parameter whose type is a typedef is read as the type it names (clang's base type), a
  * typedef of a vector too; its spelled name stays the one the messages give. */
 static void typedef_parameters_are_their_types(void **state) {
@@ -1302,6 +1323,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(same_source_is_built_once),
       cmocka_unit_test(disk_cache_renames_for_each_context),
       cmocka_unit_test(programs_may_share_global_names),
+      cmocka_unit_test(arg_info_has_type_qualifiers),
       cmocka_unit_test(build_error_names_file_and_line),
       cmocka_unit_test(both_ways_of_running_clang_agree),
       cmocka_unit_test(warnings_reach_the_build_log),

@@ -293,7 +293,12 @@ static void test_fill_file(void **state) {
 }
 
 static weft_arg_info info(weft_arg_kind kind, weft_type type, unsigned width, size_t size) {
-  return (weft_arg_info){"x", "T", kind, type, width, size};
+  return (weft_arg_info){.name = "x",
+                         .type_name = "T",
+                         .kind = kind,
+                         .type = type,
+                         .vector_width = width,
+                         .size = size};
 }
 
 static int check(const char *text, weft_arg_info in) {
