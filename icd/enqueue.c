@@ -38,6 +38,17 @@ static void cmd_hold(command *c, void *obj) {
   c->held[c->nheld++] = obj;
 }
 
+/* A command that runs `run` on a copy of data (size bytes), holding buffer m, and m2 unless it
+ * is NULL, until it has run; NULL when memory ran out (submit says so). */
+static command *mem_command(command_fn run, const void *data, size_t size, cl_mem m, cl_mem m2) {
+  command *c = cmd_new(run, size, 2);
+  if (!c) return NULL;
+  memcpy(c->data, data, size);
+  cmd_hold(c, m);
+  if (m2) cmd_hold(c, m2);
+  return c;
+}
+
 /* Checks the queue, the wait list, and each buffer's context against the queue's. */
 static cl_int check_common(cl_command_queue q, cl_uint nwaits, const cl_event *waits) {
   if (!obj_valid(q, OBJ_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
@@ -91,13 +102,8 @@ static cl_int run_copy(command *c) {
 static cl_int enqueue_copy(cl_command_queue q, cl_mem m, cl_mem m2, char *dst, const char *src,
                            size_t n, cl_command_type type, cl_uint nwaits, const cl_event *waits,
                            cl_event *out, int blocking) {
-  command *c = cmd_new(run_copy, sizeof(copy_data), 2);
-  if (c) {
-    *(copy_data *)c->data = (copy_data){dst, src, n};
-    cmd_hold(c, m);
-    if (m2) cmd_hold(c, m2);
-  }
-  return submit(q, c, type, nwaits, waits, out, blocking);
+  copy_data d = {dst, src, n};
+  return submit(q, mem_command(run_copy, &d, sizeof d, m, m2), type, nwaits, waits, out, blocking);
 }
 
 WCL_API cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset,
@@ -163,14 +169,10 @@ WCL_API cl_int clEnqueueFillBuffer(cl_command_queue q, cl_mem m, const void *pat
   int pow2 = pattern_size && !(pattern_size & (pattern_size - 1)) && pattern_size <= 128;
   if (!pattern || !pow2 || offset % pattern_size || n % pattern_size || out_of(m, offset, n))
     return CL_INVALID_VALUE;
-  command *c = cmd_new(run_fill, sizeof(fill_data), 1);
-  if (c) {
-    fill_data *d = c->data;
-    d->dst = m->data + offset, d->n = n, d->pattern_size = pattern_size;
-    memcpy(d->pattern, pattern, pattern_size);
-    cmd_hold(c, m);
-  }
-  return submit(q, c, CL_COMMAND_FILL_BUFFER, nwaits, waits, out, 0);
+  fill_data d = {m->data + offset, n, pattern_size, {0}};
+  memcpy(d.pattern, pattern, pattern_size);
+  return submit(q, mem_command(run_fill, &d, sizeof d, m, NULL), CL_COMMAND_FILL_BUFFER, nwaits,
+                waits, out, 0);
 }
 
 /* ---- rectangles ---- */
@@ -212,13 +214,7 @@ static cl_int rect_side_make(rect_side *s, char *base, const size_t *origin, con
 static cl_int enqueue_rect(cl_command_queue q, cl_mem m, cl_mem m2, const rect_data *d,
                            cl_command_type type, cl_uint nwaits, const cl_event *waits,
                            cl_event *out, int blocking) {
-  command *c = cmd_new(run_rect, sizeof(rect_data), 2);
-  if (c) {
-    *(rect_data *)c->data = *d;
-    cmd_hold(c, m);
-    if (m2) cmd_hold(c, m2);
-  }
-  return submit(q, c, type, nwaits, waits, out, blocking);
+  return submit(q, mem_command(run_rect, d, sizeof *d, m, m2), type, nwaits, waits, out, blocking);
 }
 
 static cl_int host_rect(cl_command_queue q, cl_mem m, int write, cl_bool blocking,
@@ -314,11 +310,7 @@ WCL_API void *clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking,
     return *e = CL_INVALID_VALUE, NULL;
   if (((flags & CL_MAP_READ) && !host_may_read(m)) || (writes && !host_may_write(m)))
     return *e = CL_INVALID_OPERATION, NULL;
-  command *c = cmd_new(run_map, sizeof(map_data), 1);
-  if (c) {
-    *(map_data *)c->data = (map_data){m, 0};
-    cmd_hold(c, m);
-  }
+  command *c = mem_command(run_map, &(map_data){m, 0}, sizeof(map_data), m, NULL);
   ctx_lock(q->ctx);
   m->maps++; /* counted at once, so that an unmap enqueued right after finds it */
   ctx_unlock(q->ctx);
@@ -335,12 +327,8 @@ WCL_API cl_int clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void *ptr, 
   int mapped = m->maps > 0 && (char *)ptr >= m->data && (char *)ptr < m->data + m->size;
   ctx_unlock(q->ctx);
   if (!mapped) return CL_INVALID_VALUE;
-  command *c = cmd_new(run_map, sizeof(map_data), 1);
-  if (c) {
-    *(map_data *)c->data = (map_data){m, 1};
-    cmd_hold(c, m);
-  }
-  return submit(q, c, CL_COMMAND_UNMAP_MEM_OBJECT, nwaits, waits, out, 0);
+  return submit(q, mem_command(run_map, &(map_data){m, 1}, sizeof(map_data), m, NULL),
+                CL_COMMAND_UNMAP_MEM_OBJECT, nwaits, waits, out, 0);
 }
 
 WCL_API cl_int clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint n, const cl_mem *mems,
