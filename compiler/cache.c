@@ -98,7 +98,7 @@ static const char *weft_code_id(void) {
 
 /* clang as the key sees it: the path weft runs, its size and time of change. */
 static void clang_identity(char *out, size_t n) {
-  const char *env = getenv("WEFT_CLANG"), *path = env && *env ? env : WEFT_CLANG_PATH;
+  const char *path = frontend_clang_path();
   struct stat st;
   if (stat(path, &st)) memset(&st, 0, sizeof st);
   snprintf(out, n, "%s %lld %lld.%09ld", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,

@@ -105,6 +105,8 @@ weft_status frontend_canonicalize(LLVMModuleRef m, char **log);
 void frontend_fuse_calls(LLVMModuleRef m);
 int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
+const char *
+frontend_clang_path(void); /* the clang-19 weft runs: WEFT_CLANG, or the one built with */
 
 /* --- cc1.c: clang's cc1 loaded into this process, each compile in a child forked from it --- */
 void cc1_start(void); /* loads it on a thread of its own, once per process */

@@ -54,7 +54,7 @@ LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after) {
   return f;
 }
 
-static const char *clang_path(void) {
+const char *frontend_clang_path(void) {
   const char *p = getenv("WEFT_CLANG");
   return p && *p ? p : WEFT_CLANG_PATH;
 }
@@ -83,7 +83,7 @@ static int clang_command(const char **argv, int max, char *opts, const char *inp
                                       "-o",
                                       "-"};
   int argc = 0, nfixed = (int)(sizeof fixed / sizeof *fixed);
-  argv[argc++] = clang_path();
+  argv[argc++] = frontend_clang_path();
   for (int i = 0; i < nfixed; i++) argv[argc++] = fixed[i];
   int users = file_split_options(opts, argv + argc, max - argc - 2);
   if (users < 0) return -1;
