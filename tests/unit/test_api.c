@@ -278,6 +278,20 @@ static void run_logged(weft_context *ctx, const char *src, int *o, char *log, si
   assert_int_equal(st, WEFT_SUCCESS);
 }
 
+/* The disk cache on, in a new folder dir (a mkdtemp template), for the builds to come; then off,
+ * the folder removed. ctest runs the tests with it off (WEFT_CACHE=0). */
+static void disk_cache_on(char *dir) {
+  assert_non_null(mkdtemp(dir));
+  setenv("WEFT_CACHE", "1", 1), setenv("WEFT_CACHE_DIR", dir, 1);
+}
+
+static void disk_cache_off(const char *dir) {
+  setenv("WEFT_CACHE", "0", 1), unsetenv("WEFT_CACHE_DIR");
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* The disk cache (compiler/cache.c) between contexts, as between processes: a build that
  * another context stored comes from its entry, its functions renamed for the build's number in
  * this context, where another program's functions already have the number it was stored
@@ -285,8 +299,7 @@ static void run_logged(weft_context *ctx, const char *src, int *o, char *log, si
 static void disk_cache_renames_for_each_context(void **state) {
   (void)state;
   char dir[] = "/tmp/weft_test_cache.XXXXXX", log[4096];
-  assert_non_null(mkdtemp(dir));
-  setenv("WEFT_CACHE", "1", 1), setenv("WEFT_CACHE_DIR", dir, 1);
+  disk_cache_on(dir);
   const char
       *twice = "__kernel void k(__global int *o) { o[get_global_id(0)] = 2 * get_global_id(0); }",
       *plus = "__kernel void k(__global int *o) { o[get_global_id(0)] = get_global_id(0) + 7; }";
@@ -305,10 +318,7 @@ static void disk_cache_renames_for_each_context(void **state) {
   assert_null(strstr(log, "could not use")), assert_null(strstr(log, "stored")); /* not rebuilt */
   for (int i = 0; i < 8; i++) assert_int_equal(o[i], 2 * i);
   weft_context_release(a), weft_context_release(b);
-  setenv("WEFT_CACHE", "0", 1), unsetenv("WEFT_CACHE_DIR");
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
+  disk_cache_off(dir);
 }
 
 /* Launches k(__global int *o) of src over 12 x 2 work-items in groups of lx x 2 and checks
@@ -332,8 +342,7 @@ static void check_tab(weft_context *ctx, const char *src, int base, size_t lx) {
 static void programs_may_share_global_names(void **state) {
   (void)state;
   char dir[] = "/tmp/weft_test_cache.XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  setenv("WEFT_CACHE", "1", 1), setenv("WEFT_CACHE_DIR", dir, 1);
+  disk_cache_on(dir);
   const char *ones = "__constant int tab[4] = {1, 2, 3, 4};\n"
                      "__kernel void k(__global int *o) {\n"
                      "  int i = get_global_id(1) * get_global_size(0) + get_global_id(0);\n"
@@ -354,10 +363,7 @@ static void programs_may_share_global_names(void **state) {
   check_tab(b, ones, 1, 3);
   check_tab(b, tens, 10, 3);
   weft_context_release(a), weft_context_release(b);
-  setenv("WEFT_CACHE", "0", 1), unsetenv("WEFT_CACHE_DIR");
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
+  disk_cache_off(dir);
 }
 
 static void write_text(const char *dir, const char *name, const char *text) {
