@@ -72,6 +72,10 @@ static const char usage[] =
     "other than -D, -U, -I inside its folder, -cl-*, -w and -W...; such a line is an error\n"
     "that names it (give the option on the command line, or use --no-defaults).\n"
     "\n"
+    "Builds are kept in a disk cache (WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft or\n"
+    "~/.cache/weft; WEFT_CACHE=0 turns it off): the same kernel file with the same options\n"
+    "builds once, unless it includes other files.\n"
+    "\n"
     "Without --stats, one line gives the kernel's time. Exit status: 0 success; 1 failure\n"
     "(build, launch, file, memory, timeout); 2 command-line error (unknown option, bad spec,\n"
     "arguments that do not fit the kernel); 130, 143 stopped by SIGINT, SIGTERM.\n";

@@ -19,7 +19,7 @@ static const char usage[] =
     "  run FILE.cl [-k KERNEL] [-g X[,Y[,Z]]] [-l X[,Y[,Z]]] [--arg SPEC]... [--out I=PATH]...\n"
     "      [--policy NAME] [--split-order lowest-pc|rr] [--max-splits N] [--warp W]\n"
     "      [--lanes G] [--threads N] [--repeat N] [--stats] [--stats-json PATH]\n"
-    "      [--build-options OPTS] [--no-defaults] [--policy-in-runtime]\n"
+    "      [--build-options OPTS] [--no-defaults] [--policy-in-runtime] [--timeout S]\n"
     "      run a kernel over an NDRange as warps, with its arguments from the command line\n"
     "      or from the file's `// weft-run:` line; write output buffers and stats\n"
     "  trace FILE.cl [the options of run but --repeat] [--format text|json|svg] [-o PATH]\n"
