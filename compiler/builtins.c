@@ -27,6 +27,7 @@ static const name_kind exact[] = {
     {"mem_fence", BI_FENCE},
     {"read_mem_fence", BI_FENCE},
     {"write_mem_fence", BI_FENCE},
+    {"sub_group_barrier", BI_FENCE}, /* a fence that ends a segment (lw_runs_alone) */
 };
 
 static const char *const math_names[] = {
@@ -176,10 +177,13 @@ static builtin_kind classify(const char *name, char arg0) {
   if (in_list(math_names, name)) return BI_MATH;
   if (in_list(integer_names, name)) return fp ? BI_MATH : BI_INTEGER;
   if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) return BI_ATOMIC;
-  if (in_list(sub_group_names, name) ||
-      (!strncmp(name, "sub_group_", 10) && strcmp(name, "sub_group_barrier")))
-    return BI_SUB_GROUP;
+  if (in_list(sub_group_names, name) || !strncmp(name, "sub_group_", 10)) return BI_SUB_GROUP;
   return BI_UNSUPPORTED;
+}
+
+int builtin_sub_group_per_lane(const char *name) {
+  return !strncmp(name, "sub_group_scan_", 15) || !strncmp(name, "sub_group_shuffle", 17) ||
+         !strcmp(name, "sub_group_elect");
 }
 
 int builtin_unsigned(const builtin *b) {

@@ -216,7 +216,8 @@ static const char *const driver_args[] = {"-triple",
                                           "-ffake-address-space-map",
                                           "-disable-O0-optnone",
                                           "-faddrsig",
-                                          "-D__GCC_HAVE_DWARF2_CFI_ASM=1"};
+                                          "-D__GCC_HAVE_DWARF2_CFI_ASM=1",
+                                          WEFT_SUBGROUP_EXTENSIONS};
 #define N_DRIVER_ARGS (sizeof driver_args / sizeof *driver_args)
 #define MAX_USER_ARGS 64
 

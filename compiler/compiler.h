@@ -107,6 +107,12 @@ int frontend_is_kernel(LLVMValueRef fn);
 LLVMValueRef frontend_next_kernel(LLVMModuleRef m, LLVMValueRef after); /* after=NULL: first */
 const char *
 frontend_clang_path(void); /* the clang-19 weft runs: WEFT_CLANG, or the one built with */
+/* The sub-group extensions weft implements beyond cl_khr_subgroups (lower_subgroup.c), as
+ * clang options: clang declares their builtins only where it defines these macros itself (SPIR
+ * targets, OpenCL C 2.0). Both ways of running clang pass them (frontend.c, cc1.c). */
+#define WEFT_SUBGROUP_EXTENSIONS                                        \
+  "-Dcl_khr_subgroup_ballot=1", "-Dcl_khr_subgroup_non_uniform_vote=1", \
+      "-Dcl_khr_subgroup_shuffle=1", "-Dcl_khr_subgroup_shuffle_relative=1"
 
 /* --- cc1.c: clang's cc1 loaded into this process, each compile in a child forked from it --- */
 void cc1_start(void); /* loads it on a thread of its own, once per process */
@@ -298,6 +304,9 @@ typedef struct cl_type {
 /* The parameter types of a builtin's mangled name, at most max; -1 when it cannot be read. */
 int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
 int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
+/* A sub-group function with a value per lane (scans, shuffles, elect); the others have one per
+ * warp. */
+int builtin_sub_group_per_lane(const char *name);
 
 /* --- expand_builtins.c: vloadN/vstoreN, the half loads and stores, conversions, select,
  * any/all, isless and the other comparisons, isnan/isinf/isfinite/signbit, rotate,
@@ -308,6 +317,10 @@ void expand_builtins(LLVMModuleRef m);
  * wait_group_events, as a share of the copy per work-item and a barrier; NULL for another
  * name or a form it does not read (expand_builtins calls it) --- */
 LLVMValueRef expand_async(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, const char *name);
+/* --- expand_ballot.c: cl_khr_subgroup_ballot's functions of a ballot (inverse ballot, bit
+ * extract, bit count, scans, find LSB/MSB) and get_sub_group_{eq,ge,gt,le,lt}_mask, as IR over
+ * the sub-group queries; NULL for another name (expand_builtins calls it) --- */
+LLVMValueRef expand_ballot(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, const char *name);
 /* --- expand_printf.c: printf's vector conversions become one per element, and no call of
  * printf becomes puts or putchar in the pipeline (before canonicalising) --- */
 void expand_printf(LLVMModuleRef m);

@@ -515,6 +515,8 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "prefetch") && n == 2) return arg(x, 0); /* a hint: nothing to do */
   if (!strncmp(name, "async_work_group_", 17) || !strcmp(name, "wait_group_events"))
     return expand_async(x->m, x->b, x->call, name);
+  if (!strncmp(name, "sub_group_", 10) || !strncmp(name, "get_sub_group_", 14))
+    return expand_ballot(x->m, x->b, x->call, name);
   LLVMTypeKind e = LLVMGetTypeKind(ir_scalar_of(LLVMTypeOf(x->call)));
   int real = e == LLVMFloatTypeKind || e == LLVMDoubleTypeKind;
   if (!strcmp(name, "fract") && n == 2 && real) return fract_of(x);
@@ -574,7 +576,7 @@ static void expand_block(expander *x, LLVMBasicBlockRef bb) {
     x->call = i;
     x->bi = builtin_of_call(i);
     int by_dimension = dimension_at_run_time(x);
-    if (x->bi.kind != BI_UNSUPPORTED && !by_dimension) continue;
+    if (x->bi.kind != BI_UNSUPPORTED && x->bi.kind != BI_SUB_GROUP && !by_dimension) continue;
     LLVMPositionBuilderBefore(x->b, i);
     LLVMSetCurrentDebugLocation2(x->b, LLVMInstructionGetDebugLoc(i)); /* lines for the CFG */
     LLVMValueRef r = by_dimension ? dimension_select(x) : expand(x);

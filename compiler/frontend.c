@@ -78,6 +78,7 @@ static int clang_command(const char **argv, int max, char *opts, const char *inp
                                       "-fno-crash-diagnostics",
                                       "-cl-kernel-arg-info",
                                       "-Wno-psabi",
+                                      WEFT_SUBGROUP_EXTENSIONS,
                                       "-emit-llvm",
                                       "-c",
                                       "-o",

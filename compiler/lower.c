@@ -332,7 +332,11 @@ LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLV
   unsigned was = L->lane_group;
   for (unsigned g = 0; g < L->ngroups; g++) {
     L->lane_group = g;
-    LLVMValueRef h = LLVMBuildICmp(L->b, pred, lw_vector_of(L, x), lw_splat(L, y), "");
+    LLVMValueRef v = lw_vector_of(L, x), h;
+    if (LLVMGetTypeKind(lw_elem_type(LLVMTypeOf(v))) == LLVMIntegerTypeKind)
+      h = LLVMBuildICmp(L->b, pred, v, lw_splat(L, y), "");
+    else
+      h = LLVMBuildFCmp(L->b, pred == LLVMIntEQ ? LLVMRealOEQ : LLVMRealUNE, v, lw_splat(L, y), "");
     LLVMValueRef bits = LLVMBuildBitCast(L->b, h, LLVMIntTypeInContext(L->c, L->G), "");
     bits = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, bits, i64t(L), ""),
                         lw_const_i64(L, (uint64_t)g * L->G), "");

@@ -117,7 +117,8 @@ void lw_emit_body(lower *L, LLVMBasicBlockRef bb); /* a block's instructions, bu
 /* The phis of the targets of edges e[0..n) from block `from`, each for the lanes of its edge. */
 void lw_write_phis(lower *L, int from, const edge *e, int n);
 LLVMValueRef lw_true_lanes(lower *L, LLVMValueRef cond); /* the running lanes where cond is 1 */
-/* The running lanes where `x pred y` holds: x a kernel value, y a scalar (as a W-bit i64). */
+/* The running lanes where `x pred y` holds: x a kernel value, y a scalar (as a W-bit i64); for
+ * floating-point x, pred is EQ (ordered) or NE (unordered). */
 LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y);
 /* Code between begin and end (which joins at the block begin returns) runs only when the
  * launch counts (ctx->counting): the blocks, lanes and masked branches of the stats. */

@@ -10,6 +10,7 @@
  * segment of its own. A scan is per lane: it runs as a segment of its own, lane group by lane
  * group in order, with the total of the groups before in `scan_carry`. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lower.h"
@@ -74,13 +75,19 @@ static LLVMValueRef reduce(lower *L, sg_op op, int is_unsigned, LLVMValueRef acc
   return combine(L, op, is_unsigned, acc, lw_intrinsic(L, name, &vt, 1, &v, 1));
 }
 
-/* x's value in lane group g, its inactive lanes set to `idle`. */
-static LLVMValueRef group_value(lower *L, LLVMValueRef x, unsigned g, LLVMValueRef idle) {
+/* x's vector in lane group g. */
+static LLVMValueRef value_in_group(lower *L, LLVMValueRef x, unsigned g) {
   unsigned was = L->lane_group;
   L->lane_group = g;
   LLVMValueRef v = lw_vector_of(L, x);
   L->lane_group = was;
-  return LLVMBuildSelect(L->b, lw_group_mask(L, L->mask, g), v, lw_splat(L, idle), "");
+  return v;
+}
+
+/* x's value in lane group g, its inactive lanes set to `idle`. */
+static LLVMValueRef group_value(lower *L, LLVMValueRef x, unsigned g, LLVMValueRef idle) {
+  return LLVMBuildSelect(L->b, lw_group_mask(L, L->mask, g), value_in_group(L, x, g),
+                         lw_splat(L, idle), "");
 }
 
 /* sub_group_reduce_<op>(x) over the active lanes, lane group by lane group. */
@@ -107,21 +114,152 @@ static LLVMValueRef vote(lower *L, LLVMValueRef call, int all) {
   return LLVMBuildZExt(L->b, r, LLVMTypeOf(call), "");
 }
 
-/* sub_group_broadcast(x, id): lane id's x (id is the same in every lane). */
-static LLVMValueRef broadcast(lower *L, LLVMValueRef call) {
-  if (divergence_of(L->dv, LLVMGetOperand(call, 1)).shape != UNIFORM)
-    return lw_unsupported(L, call, "sub_group_broadcast from a lane that differs between lanes"),
-           NULL;
-  LLVMValueRef x = LLVMGetOperand(call, 0), id = lw_scalar_of(L, LLVMGetOperand(call, 1));
+/* x in lane id (a scalar). */
+static LLVMValueRef value_in_lane(lower *L, LLVMValueRef x, LLVMValueRef id) {
   LLVMValueRef G = LLVMConstInt(LLVMTypeOf(id), L->G, 0);
   LLVMValueRef lane = LLVMBuildURem(L->b, id, G, ""), grp = LLVMBuildUDiv(L->b, id, G, "");
-  LLVMValueRef r = LLVMGetPoison(LLVMTypeOf(call));
+  LLVMValueRef r = LLVMGetPoison(LLVMTypeOf(x));
   for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef v = group_value(L, x, g, LLVMGetPoison(LLVMTypeOf(call)));
+    LLVMValueRef v = group_value(L, x, g, LLVMGetPoison(LLVMTypeOf(x)));
     LLVMValueRef here = LLVMBuildICmp(L->b, LLVMIntEQ, grp, LLVMConstInt(LLVMTypeOf(id), g, 0), "");
     r = LLVMBuildSelect(L->b, here, LLVMBuildExtractElement(L->b, v, lane, ""), r, "");
   }
   return r;
+}
+
+/* The lowest active lane (i32). */
+static LLVMValueRef first_lane(lower *L) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMValueRef args[2] = {L->mask, LLVMConstInt(LLVMInt1TypeInContext(L->c), 0, 0)};
+  return LLVMBuildTrunc(L->b, lw_intrinsic(L, "llvm.cttz", &i64, 1, args, 2),
+                        LLVMInt32TypeInContext(L->c), "");
+}
+
+/* sub_group_broadcast(x, id), sub_group_non_uniform_broadcast: lane id's x (id the same in
+ * every lane); sub_group_broadcast_first(x): the lowest active lane's. */
+static LLVMValueRef broadcast(lower *L, LLVMValueRef call, int first) {
+  if (!first && divergence_of(L->dv, LLVMGetOperand(call, 1)).shape != UNIFORM)
+    return lw_unsupported(L, call, "sub_group_broadcast from a lane that differs between lanes"),
+           NULL;
+  return value_in_lane(L, LLVMGetOperand(call, 0),
+                       first ? first_lane(L) : lw_scalar_of(L, LLVMGetOperand(call, 1)));
+}
+
+/* sub_group_non_uniform_all_equal(x): 1 when x is the same in every active lane. */
+static LLVMValueRef all_equal(lower *L, LLVMValueRef call) {
+  LLVMValueRef x = LLVMGetOperand(call, 0);
+  if (divergence_of(L->dv, x).shape == UNIFORM) return LLVMConstInt(LLVMTypeOf(call), 1, 0);
+  LLVMValueRef same = lw_lanes_where(L, LLVMIntEQ, x, value_in_lane(L, x, first_lane(L)));
+  return LLVMBuildZExt(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, same, L->mask, ""), LLVMTypeOf(call),
+                       "");
+}
+
+/* sub_group_ballot(predicate): bit i of the uint4 set where lane i is active and its predicate
+ * non-zero (a warp has at most 64 lanes: the last two words are 0). */
+static LLVMValueRef ballot(lower *L, LLVMValueRef call) {
+  LLVMValueRef x = LLVMGetOperand(call, 0), zero = LLVMConstNull(LLVMTypeOf(x)), holds;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  if (divergence_of(L->dv, x).shape == UNIFORM)
+    holds = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntNE, lw_scalar_of(L, x), zero, ""),
+                            L->mask, lw_const_i64(L, 0), "");
+  else holds = lw_lanes_where(L, LLVMIntNE, x, zero);
+  LLVMValueRef hi = LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, holds, lw_const_i64(L, 32), ""), i32,
+                                   "");
+  LLVMValueRef r = LLVMBuildInsertElement(L->b, LLVMConstNull(LLVMTypeOf(call)),
+                                          LLVMBuildTrunc(L->b, holds, i32, ""), lw_const_i32(L, 0),
+                                          "");
+  return LLVMBuildInsertElement(L->b, r, hi, lw_const_i32(L, 1), "");
+}
+
+/* sub_group_elect(): 1 in the lowest active lane, in lane group L->lane_group. */
+static LLVMValueRef elect(lower *L, LLVMValueRef call) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef here = LLVMBuildICmp(L->b, LLVMIntEQ, lw_iota(L, i32, L->lane_group * L->G),
+                                    lw_splat(L, first_lane(L)), "");
+  return LLVMBuildZExt(L->b, here, lw_vtype(L, LLVMTypeOf(call)), "");
+}
+
+/* ---- cl_khr_subgroup_shuffle and _shuffle_relative: each lane of lane group L->lane_group
+ * takes x from another lane: sub_group_shuffle(x, i) from lane i, _xor(x, m) from lane ^ m,
+ * _up(x, d) from lane - d, _down(x, d) from lane + d; from a lane outside the warp or inactive,
+ * a value OpenCL leaves undefined. All in registers. With the same i, m or d in every lane, the
+ * usual case, a lane of the warp or log2(W) constant shuffles of the whole warp's vector, each
+ * taken where its bit of m or d is set; else a select per lane of the warp. */
+
+typedef enum shuffle_kind { SHUFFLE_INDEX, SHUFFLE_XOR, SHUFFLE_UP, SHUFFLE_DOWN } shuffle_kind;
+
+/* The lane that `lane` takes x from, by a step of `by` lanes; -1 outside the warp. */
+static int shuffle_source(const lower *L, shuffle_kind k, int lane, int by) {
+  int s = k == SHUFFLE_XOR ? lane ^ by : k == SHUFFLE_UP ? lane - by : lane + by;
+  return s >= 0 && s < (int)L->W ? s : -1;
+}
+
+/* The whole warp's x as one <W x T>. */
+static LLVMValueRef warp_vector(lower *L, LLVMValueRef x) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->W), all = NULL;
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef v = value_in_group(L, x, g);
+    for (unsigned i = 0; i < L->W; i++) m[i] = i < L->G ? lw_const_i32(L, i) : LLVMGetPoison(i32);
+    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                               LLVMConstVector(m, L->W), "");
+    for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i / L->G == g ? L->W + i % L->G : i);
+    all = all ? LLVMBuildShuffleVector(L->b, all, wide, LLVMConstVector(m, L->W), "") : wide;
+  }
+  return all;
+}
+
+static LLVMValueRef shuffle_uniform(lower *L, LLVMValueRef x, LLVMValueRef by, shuffle_kind k) {
+  if (k == SHUFFLE_INDEX) return lw_splat(L, value_in_lane(L, x, by));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef v = warp_vector(L, x), *m = ARENA_NEW(L->arena, LLVMValueRef, L->W);
+  for (unsigned step = 1; step < L->W; step *= 2) {
+    for (unsigned i = 0; i < L->W; i++) {
+      int s = shuffle_source(L, k, (int)i, (int)step);
+      m[i] = s < 0 ? LLVMGetPoison(i32) : lw_const_i32(L, (unsigned)s);
+    }
+    LLVMValueRef moved = LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                                LLVMConstVector(m, L->W), "");
+    LLVMValueRef on = LLVMBuildICmp(
+        L->b, LLVMIntNE, LLVMBuildAnd(L->b, by, lw_const_i32(L, step), ""), lw_const_i32(L, 0), "");
+    v = LLVMBuildSelect(L->b, on, moved, v, "");
+  }
+  for (unsigned i = 0; i < L->G; i++) m[i] = lw_const_i32(L, L->lane_group * L->G + i);
+  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, L->G),
+                                "");
+}
+
+static LLVMValueRef shuffle_varying(lower *L, LLVMValueRef x, LLVMValueRef by, shuffle_kind k) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef lane = lw_iota(L, i32, L->lane_group * L->G), src = by;
+  if (k == SHUFFLE_XOR) src = LLVMBuildXor(L->b, lane, by, "");
+  if (k == SHUFFLE_UP) src = LLVMBuildSub(L->b, lane, by, "");
+  if (k == SHUFFLE_DOWN) src = LLVMBuildAdd(L->b, lane, by, "");
+  LLVMValueRef r = LLVMGetPoison(lw_vtype(L, LLVMTypeOf(x)));
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef v = value_in_group(L, x, g);
+    for (unsigned j = 0; j < L->G; j++) {
+      LLVMValueRef here = LLVMBuildICmp(L->b, LLVMIntEQ, src,
+                                        lw_splat(L, lw_const_i32(L, g * L->G + j)), "");
+      r = LLVMBuildSelect(
+          L->b, here, lw_splat(L, LLVMBuildExtractElement(L->b, v, lw_const_i32(L, j), "")), r, "");
+    }
+  }
+  return r;
+}
+
+static LLVMValueRef shuffle(lower *L, LLVMValueRef call, const char *kind) {
+  shuffle_kind k = !*kind                  ? SHUFFLE_INDEX
+                   : !strcmp(kind, "_xor") ? SHUFFLE_XOR
+                   : !strcmp(kind, "_up")  ? SHUFFLE_UP
+                                           : SHUFFLE_DOWN;
+  LLVMValueRef x = LLVMGetOperand(call, 0), by = LLVMGetOperand(call, 1);
+  if (lw_width(LLVMTypeOf(x)) > 1)
+    return lw_unsupported(L, call, "a sub-group shuffle of a vector"), NULL;
+  if (divergence_of(L->dv, x).shape == UNIFORM) return lw_splat(L, lw_scalar_of(L, x));
+  if (divergence_of(L->dv, by).shape == UNIFORM)
+    return shuffle_uniform(L, x, lw_scalar_of(L, by), k);
+  return shuffle_varying(L, x, lw_vector_of(L, by), k);
 }
 
 /* Work-items of the work-group. */
@@ -196,6 +334,8 @@ int lw_runs_alone(lower *L, LLVMValueRef inst) {
   builtin bi = builtin_of_call(inst);
   sg_op op;
   if (bi.kind == BI_PRINTF) return 1;
+  /* every lane group's code before it runs before any group's code after it */
+  if (bi.kind == BI_FENCE && !strcmp(bi.name, "sub_group_barrier")) return 1;
   if (bi.kind != BI_SUB_GROUP || !strncmp(bi.name, "get_", 4)) return 0;
   if (strncmp(bi.name, "sub_group_scan_", 15) || !op_of(bi.name, &op))
     return 1; /* a reduction whose result is per lane (divergence.c): the warp's, in each group */
@@ -214,9 +354,18 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
   if (!strncmp(n, "get_", 4)) return query(L, n, uniform);
   if (!strncmp(n, "sub_group_scan_", 15) && op_of(n, &op))
     return uniform ? NULL : scan(L, call, op, n[15] == 'i', is_unsigned);
+  if (!strcmp(n, "sub_group_elect")) return uniform ? NULL : elect(L, call);
+  if (!strncmp(n, "sub_group_shuffle", 17)) return uniform ? NULL : shuffle(L, call, n + 17);
+  char vote_name[16]; /* sub_group_non_uniform_all and _any: the votes, as they count lanes */
+  if (!strcmp(n, "sub_group_non_uniform_all") || !strcmp(n, "sub_group_non_uniform_any"))
+    snprintf(vote_name, sizeof vote_name, "sub_group_%s", n + 22), n = vote_name;
   LLVMValueRef r = NULL;
   if (!strcmp(n, "sub_group_all") || !strcmp(n, "sub_group_any")) r = vote(L, call, n[11] == 'l');
-  else if (!strcmp(n, "sub_group_broadcast")) r = broadcast(L, call);
+  else if (!strcmp(n, "sub_group_non_uniform_all_equal")) r = all_equal(L, call);
+  else if (!strcmp(n, "sub_group_broadcast") || !strcmp(n, "sub_group_non_uniform_broadcast"))
+    r = broadcast(L, call, 0);
+  else if (!strcmp(n, "sub_group_broadcast_first")) r = broadcast(L, call, 1);
+  else if (!strcmp(n, "sub_group_ballot")) r = ballot(L, call);
   else if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op))
     r = reduction(L, call, op, is_unsigned);
   /* Uniform but for a result used past the divergent branch it is under (divergence.c): then

@@ -16,10 +16,12 @@
 #define WEFT_ICD_VERSION "0.1"
 #endif
 #define PLATFORM_VERSION "OpenCL 1.2 weft " WEFT_ICD_VERSION
-#define EXTENSIONS                                                        \
-  "cl_khr_icd cl_khr_fp64 cl_khr_global_int32_base_atomics "              \
-  "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics " \
-  "cl_khr_local_int32_extended_atomics cl_khr_byte_addressable_store cl_khr_subgroups"
+#define EXTENSIONS                                                                      \
+  "cl_khr_icd cl_khr_fp64 cl_khr_global_int32_base_atomics "                            \
+  "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "               \
+  "cl_khr_local_int32_extended_atomics cl_khr_byte_addressable_store cl_khr_subgroups " \
+  "cl_khr_subgroup_ballot cl_khr_subgroup_non_uniform_vote cl_khr_subgroup_shuffle "    \
+  "cl_khr_subgroup_shuffle_relative"
 
 struct _cl_platform_id wcl_platform = {&wcl_dispatch};
 struct _cl_device_id wcl_device = {&wcl_dispatch};

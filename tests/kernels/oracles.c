@@ -1246,6 +1246,65 @@ void oracle_sub_groups(kio *io) {
       sub_group_warp(io, g0, start, start + W < g0 + L ? start + W : g0 + L);
 }
 
+/* The lanes of a warp as a 64-bit ballot, lane k - start as bit k - start. */
+static uint64_t lanes_where(const int32_t *a, size_t start, size_t end,
+                            int (*holds)(int32_t, size_t)) {
+  uint64_t bits = 0;
+  for (size_t k = start; k < end; k++)
+    if (holds(a[k], k - start)) bits |= 1ull << (k - start);
+  return bits;
+}
+static int positive_or_first(int32_t x, size_t lane) { return x > 0 || lane == 0; }
+static int multiple_of_3(int32_t x, size_t lane) { return (void)lane, x % 3 == 0; }
+static uint64_t below_lane(size_t lane) { return lane ? ~0ull >> (64 - lane) : 0; }
+
+static void sub_group_lanes_warp(kio *io, size_t start, size_t end) {
+  const int32_t *a = IN(int32_t, 0);
+  const size_t n = end - start;
+  const uint64_t group = below_lane(n), b = lanes_where(a, start, end, positive_or_first);
+  const uint64_t d = lanes_where(a, start, end, multiple_of_3);
+  int all = 1, any = 0, same = 1;
+  for (size_t k = start; k < end; k++)
+    all &= a[k] > -95, any |= a[k] > 95, same &= a[k] == a[start];
+  for (size_t k = start; k < end; k++) {
+    size_t l = k - start;
+    int32_t *o = OUT(int32_t, 1) + 16 * k;
+    uint64_t lt = below_lane(l), self = 1ull << l, ge = group & ~lt, le = lt | self;
+    uint64_t gt = ge & ~self;
+    o[0] = (int32_t)(uint32_t)b;
+    o[1] = (int32_t)(uint32_t)(b >> 32);
+    o[2] = __builtin_popcountll(b);
+    o[3] = __builtin_popcountll(b & le) * 100 + __builtin_popcountll(b & lt);
+    o[4] = __builtin_ctzll(b) * 100 + 63 - __builtin_clzll(b);
+    o[5] = (int)(b >> l & 1) + 2 * (int)(b >> (l + 1) % n & 1);
+    o[6] = (int32_t)((uint32_t)lt ^ ((uint32_t)ge << 1) ^ ((uint32_t)(le >> 32) * 3) ^
+                     ((uint32_t)(gt >> 32) * 5) ^ (uint32_t)self ^ ((uint32_t)(self >> 32) << 2));
+    o[7] = a[start + (l * 5 + 3) % n];
+    o[8] = a[end - 1] + a[start + 1];
+    o[9] = a[start + (l ^ 1)] * 1000 + a[start + (l ^ 2)];
+    o[10] = l >= 1 ? a[k - 1] : 0;
+    o[11] = l + 2 < n ? a[k + 2] : 0;
+    o[12] = (l == 0) + 2 * all + 4 * any + 8 + 16 * same + 32;
+    o[13] = a[start] * 2;
+    if (a[k] % 3 == 0) {
+      uint64_t below = d & lt;
+      o[14] = (int32_t)((uint32_t)d ^ (uint32_t)(d >> 32)) + (below == 0) * 7 +
+              a[start + (size_t)__builtin_ctzll(d)] * 11 + 13;
+    } else {
+      o[14] = -1;
+    }
+    o[15] = a[start + (l + 1) % n];
+  }
+}
+
+/* cl_khr_subgroup_ballot, _non_uniform_vote, _shuffle and _shuffle_relative per warp. */
+void oracle_sub_group_lanes(kio *io) {
+  const size_t L = LSIZE(io), W = io->warp;
+  for (size_t g0 = 0; g0 < N(io); g0 += L)
+    for (size_t start = g0; start < g0 + L; start += W)
+      sub_group_lanes_warp(io, start, start + W < g0 + L ? start + W : g0 + L);
+}
+
 void oracle_ndrange_2d(kio *io) {
   const kcase *c = io->c;
   size_t w = c->global[0];

@@ -74,11 +74,12 @@ static void build_error_names_file_and_line(void **state) {
 static void unsupported_construct_names_line(void **state) {
   weft_context *ctx = *state;
   weft_program *p;
-  const char *src = "__kernel void k(__global float *a) {\n  int i = get_global_id(0);\n"
-                    "  a[i] = 1.0f;\n  sub_group_barrier(CLK_GLOBAL_MEM_FENCE);\n}\n";
-  assert_int_equal(weft_program_build_source(ctx, "sg.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
+  const char *src = "__kernel void k(__global int *a) {\n  int i = get_global_id(0);\n"
+                    "  a[i] = 1;\n  a[i] += work_group_reduce_add(a[i]);\n}\n";
+  assert_int_equal(weft_program_build_source(ctx, "wg.cl", src, "-cl-std=CL2.0", &p),
+                   WEFT_ERROR_UNSUPPORTED);
   assert_non_null(strstr(weft_last_error(ctx),
-                         "sg.cl:4: weft does not support the builtin 'sub_group_barrier'"));
+                         "wg.cl:4: weft does not support the builtin 'work_group_reduce_add'"));
   src = "__kernel void k(__global int *a) {\n  int i = get_global_id(0);\n"
         "  a[i] = sub_group_broadcast(a[i], i & 1);\n}\n";
   assert_int_equal(weft_program_build_source(ctx, "bc.cl", src, NULL, &p), WEFT_ERROR_UNSUPPORTED);
