@@ -183,7 +183,8 @@ static builtin_kind classify(const char *name, char arg0) {
 
 int builtin_sub_group_per_lane(const char *name) {
   return !strncmp(name, "sub_group_scan_", 15) || !strncmp(name, "sub_group_shuffle", 17) ||
-         !strcmp(name, "sub_group_elect");
+         !strcmp(name, "sub_group_elect") || !strncmp(name, "sub_group_non_uniform_scan_", 27) ||
+         !strncmp(name, "sub_group_clustered_reduce_", 27);
 }
 
 int builtin_unsigned(const builtin *b) {

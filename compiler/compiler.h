@@ -110,9 +110,10 @@ frontend_clang_path(void); /* the clang-19 weft runs: WEFT_CLANG, or the one bui
 /* The sub-group extensions weft implements beyond cl_khr_subgroups (lower_subgroup.c), as
  * clang options: clang declares their builtins only where it defines these macros itself (SPIR
  * targets, OpenCL C 2.0). Both ways of running clang pass them (frontend.c, cc1.c). */
-#define WEFT_SUBGROUP_EXTENSIONS                                        \
-  "-Dcl_khr_subgroup_ballot=1", "-Dcl_khr_subgroup_non_uniform_vote=1", \
-      "-Dcl_khr_subgroup_shuffle=1", "-Dcl_khr_subgroup_shuffle_relative=1"
+#define WEFT_SUBGROUP_EXTENSIONS                                             \
+  "-Dcl_khr_subgroup_ballot=1", "-Dcl_khr_subgroup_non_uniform_vote=1",      \
+      "-Dcl_khr_subgroup_shuffle=1", "-Dcl_khr_subgroup_shuffle_relative=1", \
+      "-Dcl_khr_subgroup_non_uniform_arithmetic=1", "-Dcl_khr_subgroup_clustered_reduce=1"
 
 /* --- cc1.c: clang's cc1 loaded into this process, each compile in a child forked from it --- */
 void cc1_start(void); /* loads it on a thread of its own, once per process */
@@ -290,7 +291,7 @@ typedef enum builtin_kind {
 } builtin_kind;
 typedef struct builtin {
   builtin_kind kind;
-  char name[32]; /* the OpenCL name, e.g. "exp", "atomic_add" */
+  char name[64]; /* the OpenCL name, e.g. "exp", "atomic_add" */
   char arg0; /* Itanium code of the first parameter's scalar type: 'i', 'j', 'f', ... */
 } builtin;
 builtin builtin_of_call(LLVMValueRef call);
@@ -304,8 +305,8 @@ typedef struct cl_type {
 /* The parameter types of a builtin's mangled name, at most max; -1 when it cannot be read. */
 int builtin_param_types(LLVMValueRef fn, cl_type *out, int max);
 int builtin_unsigned(const builtin *b); /* its first parameter is of an unsigned integer type */
-/* A sub-group function with a value per lane (scans, shuffles, elect); the others have one per
- * warp. */
+/* A sub-group function with a value per lane (scans, clustered reductions, shuffles, elect);
+ * the others have one per warp. */
 int builtin_sub_group_per_lane(const char *name);
 
 /* --- expand_builtins.c: vloadN/vstoreN, the half loads and stores, conversions, select,

@@ -152,7 +152,7 @@ static const math_entry math_table[] = {
 };
 
 static const math_entry *math_find(const char *name) {
-  char key[40];
+  char key[sizeof(((builtin *)0)->name) + 2];
   snprintf(key, sizeof key, " %s ", name);
   for (size_t i = 0; i < sizeof math_table / sizeof math_table[0]; i++)
     if (strstr(math_table[i].names, key)) return &math_table[i];

@@ -15,16 +15,17 @@
 
 #include "lower.h"
 
-typedef enum sg_op { SG_ADD, SG_MIN, SG_MAX } sg_op;
+typedef enum sg_op { SG_ADD, SG_MUL, SG_MIN, SG_MAX, SG_AND, SG_OR, SG_XOR } sg_op;
 
-/* The operation that `name` ends with ("..._add", "..._min", "..._max"). */
-static int op_of(const char *name, sg_op *op) {
-  size_t n = strlen(name);
-  if (n < 4) return 0;
-  const char *s = name + n - 4;
-  if (!strcmp(s, "_add")) return *op = SG_ADD, 1;
-  if (!strcmp(s, "_min")) return *op = SG_MIN, 1;
-  if (!strcmp(s, "_max")) return *op = SG_MAX, 1;
+/* The operation that `name` ends with ("..._add", ..., "..._logical_xor"); *logical for the
+ * logical ones, which work on (x != 0) and give 0 or 1. */
+static int op_of(const char *name, sg_op *op, int *logical) {
+  static const char *const names[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+  const char *last = strrchr(name, '_');
+  if (!last) return 0;
+  *logical = last - name >= 8 && !strncmp(last - 8, "_logical", 8);
+  for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
+    if (!strcmp(last + 1, names[i]) && (!*logical || i >= SG_AND)) return *op = (sg_op)i, 1;
   return 0;
 }
 
@@ -35,12 +36,17 @@ static int is_real(LLVMTypeRef t) {
 /* The value that changes nothing under op (-0 for a float sum, so that -0 stays -0). */
 static LLVMValueRef identity(LLVMTypeRef t, sg_op op, int is_unsigned) {
   if (is_real(t))
-    return ir_const_real(t, op == SG_ADD ? -0.0 : op == SG_MIN ? INFINITY : -INFINITY);
+    return ir_const_real(t, op == SG_ADD   ? -0.0
+                            : op == SG_MUL ? 1.0
+                            : op == SG_MIN ? INFINITY
+                                           : -INFINITY);
   unsigned bits = ir_scalar_bits(t);
   unsigned long long all = bits == 64 ? ~0ull : (1ull << bits) - 1, sign = 1ull << (bits - 1);
-  unsigned long long v = op == SG_ADD   ? 0
+  unsigned long long v = op == SG_MUL   ? 1
+                         : op == SG_AND ? all
                          : op == SG_MIN ? (is_unsigned ? all : sign - 1)
-                                        : (is_unsigned ? 0 : sign);
+                         : op == SG_MAX ? (is_unsigned ? 0 : sign)
+                                        : 0; /* add, or, xor */
   return ir_const_int(t, v);
 }
 
@@ -52,11 +58,18 @@ static LLVMValueRef start(LLVMTypeRef t, sg_op op, int is_unsigned) {
 }
 
 static LLVMValueRef combine(lower *L, sg_op op, int is_unsigned, LLVMValueRef a, LLVMValueRef b) {
-  if (op == SG_ADD)
-    return is_real(LLVMTypeOf(a)) ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
-  const char *name = is_real(LLVMTypeOf(a)) ? (op == SG_MIN ? "llvm.minnum" : "llvm.maxnum")
-                     : op == SG_MIN         ? (is_unsigned ? "llvm.umin" : "llvm.smin")
-                                            : (is_unsigned ? "llvm.umax" : "llvm.smax");
+  int real = is_real(LLVMTypeOf(a));
+  switch (op) {
+  case SG_ADD: return real ? LLVMBuildFAdd(L->b, a, b, "") : LLVMBuildAdd(L->b, a, b, "");
+  case SG_MUL: return real ? LLVMBuildFMul(L->b, a, b, "") : LLVMBuildMul(L->b, a, b, "");
+  case SG_AND: return LLVMBuildAnd(L->b, a, b, "");
+  case SG_OR: return LLVMBuildOr(L->b, a, b, "");
+  case SG_XOR: return LLVMBuildXor(L->b, a, b, "");
+  default: break;
+  }
+  const char *name = real           ? (op == SG_MIN ? "llvm.minnum" : "llvm.maxnum")
+                     : op == SG_MIN ? (is_unsigned ? "llvm.umin" : "llvm.smin")
+                                    : (is_unsigned ? "llvm.umax" : "llvm.smax");
   LLVMTypeRef t = LLVMTypeOf(a);
   return lw_intrinsic(L, name, &t, 1, (LLVMValueRef[]){a, b}, 2);
 }
@@ -64,15 +77,45 @@ static LLVMValueRef combine(lower *L, sg_op op, int is_unsigned, LLVMValueRef a,
 /* op over the elements of v, in order, starting from acc (a scalar). */
 static LLVMValueRef reduce(lower *L, sg_op op, int is_unsigned, LLVMValueRef acc, LLVMValueRef v) {
   LLVMTypeRef vt = LLVMTypeOf(v);
-  if (op == SG_ADD && is_real(vt)) /* ordered: lane 0 first, as a loop over the lanes adds */
-    return lw_intrinsic(L, "llvm.vector.reduce.fadd", &vt, 1, (LLVMValueRef[]){acc, v}, 2);
-  const char *name = op == SG_ADD ? "llvm.vector.reduce.add"
-                     : is_real(vt)
-                         ? (op == SG_MIN ? "llvm.vector.reduce.fmin" : "llvm.vector.reduce.fmax")
-                     : op == SG_MIN
-                         ? (is_unsigned ? "llvm.vector.reduce.umin" : "llvm.vector.reduce.smin")
-                         : (is_unsigned ? "llvm.vector.reduce.umax" : "llvm.vector.reduce.smax");
+  int real = is_real(vt);
+  if (real && (op == SG_ADD || op == SG_MUL)) /* ordered: lane 0 first, as a loop would */
+    return lw_intrinsic(L, op == SG_ADD ? "llvm.vector.reduce.fadd" : "llvm.vector.reduce.fmul",
+                        &vt, 1, (LLVMValueRef[]){acc, v}, 2);
+  static const char *const ints[] = {"add", "mul", "", "", "and", "or", "xor"};
+  char name[40];
+  if (real) snprintf(name, sizeof name, "llvm.vector.reduce.f%s", op == SG_MIN ? "min" : "max");
+  else if (op == SG_MIN || op == SG_MAX)
+    snprintf(name, sizeof name, "llvm.vector.reduce.%c%s", is_unsigned ? 'u' : 's',
+             op == SG_MIN ? "min" : "max");
+  else snprintf(name, sizeof name, "llvm.vector.reduce.%s", ints[op]);
   return combine(L, op, is_unsigned, acc, lw_intrinsic(L, name, &vt, 1, &v, 1));
+}
+
+/* A logical operation's operand: 1 where v is non-zero, else 0. */
+static LLVMValueRef truth(lower *L, LLVMValueRef v) {
+  LLVMValueRef nz = LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  return LLVMBuildZExt(L->b, nz, LLVMTypeOf(v), "");
+}
+
+/* A reduction or scan: sub_group_{reduce,scan_inclusive,scan_exclusive}_OP,
+ * sub_group_non_uniform_ the same, sub_group_clustered_reduce_OP. */
+typedef enum sg_kind { SG_REDUCE, SG_INCLUSIVE, SG_EXCLUSIVE, SG_CLUSTERED } sg_kind;
+typedef struct collective {
+  sg_kind kind;
+  sg_op op;
+  int logical, is_unsigned;
+} collective;
+
+static int collective_of(const builtin *bi, collective *c) {
+  const char *n = bi->name;
+  const char *rest = !strncmp(n, "sub_group_non_uniform_", 22) ? n + 22 : n + 10;
+  if (!strncmp(rest, "reduce_", 7)) c->kind = SG_REDUCE;
+  else if (!strncmp(rest, "scan_inclusive_", 15)) c->kind = SG_INCLUSIVE;
+  else if (!strncmp(rest, "scan_exclusive_", 15)) c->kind = SG_EXCLUSIVE;
+  else if (!strncmp(rest, "clustered_reduce_", 17)) c->kind = SG_CLUSTERED;
+  else return 0;
+  c->is_unsigned = builtin_unsigned(bi);
+  return op_of(n, &c->op, &c->logical);
 }
 
 /* x's vector in lane group g. */
@@ -90,12 +133,18 @@ static LLVMValueRef group_value(lower *L, LLVMValueRef x, unsigned g, LLVMValueR
                          lw_splat(L, idle), "");
 }
 
+/* A collective's operand in lane group g, its inactive lanes the identity. */
+static LLVMValueRef operand_in_group(lower *L, LLVMValueRef call, const collective *c, unsigned g) {
+  LLVMValueRef v = group_value(L, LLVMGetOperand(call, 0), g,
+                               identity(LLVMTypeOf(call), c->op, c->is_unsigned));
+  return c->logical ? truth(L, v) : v;
+}
+
 /* sub_group_reduce_<op>(x) over the active lanes, lane group by lane group. */
-static LLVMValueRef reduction(lower *L, LLVMValueRef call, sg_op op, int is_unsigned) {
-  LLVMValueRef x = LLVMGetOperand(call, 0), id = identity(LLVMTypeOf(call), op, is_unsigned);
-  LLVMValueRef acc = start(LLVMTypeOf(call), op, is_unsigned);
+static LLVMValueRef reduction(lower *L, LLVMValueRef call, const collective *c) {
+  LLVMValueRef acc = start(LLVMTypeOf(call), c->op, c->is_unsigned);
   for (unsigned g = 0; g < L->ngroups; g++)
-    acc = reduce(L, op, is_unsigned, acc, group_value(L, x, g, id));
+    acc = reduce(L, c->op, c->is_unsigned, acc, operand_in_group(L, call, c, g));
   return acc;
 }
 
@@ -308,52 +357,77 @@ static LLVMValueRef query(lower *L, const char *name, int uniform) {
 
 /* sub_group_scan_{inclusive,exclusive}_<op>(x) in lane group L->lane_group: a scan of the group's
  * lanes in log2(G) shifted steps, then the groups before it (the carry) put in front. */
-static LLVMValueRef scan(lower *L, LLVMValueRef call, sg_op op, int inclusive, int is_unsigned) {
+static LLVMValueRef scan(lower *L, LLVMValueRef call, const collective *c) {
   LLVMTypeRef t = LLVMTypeOf(call), i32 = LLVMInt32TypeInContext(L->c);
-  LLVMValueRef idle = lw_splat(L, identity(t, op, is_unsigned));
-  LLVMValueRef v = LLVMBuildSelect(L->b, L->lane_group_mask,
-                                   lw_vector_of(L, LLVMGetOperand(call, 0)), idle, "");
+  LLVMValueRef idle = lw_splat(L, identity(t, c->op, c->is_unsigned));
+  LLVMValueRef v = operand_in_group(L, call, c, L->lane_group);
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->G);
   for (unsigned step = 1; step < L->G; step *= 2) {
     for (unsigned i = 0; i < L->G; i++)
       m[i] = LLVMConstInt(i32, i >= step ? i - step : L->G + i, 0);
-    v = combine(L, op, is_unsigned, v,
+    v = combine(L, c->op, c->is_unsigned, v,
                 LLVMBuildShuffleVector(L->b, v, idle, LLVMConstVector(m, L->G), ""));
   }
   LLVMValueRef carry = lw_splat(L, LLVMBuildLoad2(L->b, t, L->scan_carry, ""));
-  LLVMValueRef incl = combine(L, op, is_unsigned, carry, v);
+  LLVMValueRef incl = combine(L, c->op, c->is_unsigned, carry, v);
   LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, incl, lw_const_i32(L, L->G - 1), ""),
                  L->scan_carry);
-  if (inclusive) return incl;
+  if (c->kind == SG_INCLUSIVE) return incl;
   for (unsigned i = 0; i < L->G; i++) m[i] = LLVMConstInt(i32, i ? i - 1 : L->G, 0);
   return LLVMBuildShuffleVector(L->b, incl, carry, LLVMConstVector(m, L->G), "");
+}
+
+/* sub_group_clustered_reduce_<op>(x, n) in lane group L->lane_group: each lane gets the
+ * reduction over the active lanes of its cluster, the n lanes (a constant power of 2) from a
+ * multiple of n: log2(n) steps over the whole warp's vector, each combining a lane with the
+ * one `step` away (lane ^ step), so that every lane of a cluster ends with all of it. */
+static LLVMValueRef clustered(lower *L, LLVMValueRef call, const collective *c) {
+  LLVMValueRef size = LLVMGetOperand(call, 1);
+  unsigned long long n = LLVMIsAConstantInt(size) ? LLVMConstIntGetZExtValue(size) : 0;
+  if (!n || (n & (n - 1)))
+    return lw_unsupported(L, call, "a cluster size that is not a constant power of 2"), NULL;
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->W), v = NULL;
+  for (unsigned g = 0; g < L->ngroups; g++) { /* the warp's vector, as warp_vector makes it */
+    LLVMValueRef x = operand_in_group(L, call, c, g);
+    for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i < L->G ? i : 0);
+    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, x, x, LLVMConstVector(m, L->W), "");
+    for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i / L->G == g ? L->W + i % L->G : i);
+    v = v ? LLVMBuildShuffleVector(L->b, v, wide, LLVMConstVector(m, L->W), "") : wide;
+  }
+  for (unsigned step = 1; step < n && step < L->W; step *= 2) {
+    for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i ^ step);
+    v = combine(L, c->op, c->is_unsigned, v,
+                LLVMBuildShuffleVector(L->b, v, v, LLVMConstVector(m, L->W), ""));
+  }
+  for (unsigned i = 0; i < L->G; i++) m[i] = lw_const_i32(L, L->lane_group * L->G + i);
+  return LLVMBuildShuffleVector(L->b, v, v, LLVMConstVector(m, L->G), "");
 }
 
 int lw_runs_alone(lower *L, LLVMValueRef inst) {
   if (!LLVMIsACallInst(inst)) return 0;
   builtin bi = builtin_of_call(inst);
-  sg_op op;
   if (bi.kind == BI_PRINTF) return 1;
   /* every lane group's code before it runs before any group's code after it */
   if (bi.kind == BI_FENCE && !strcmp(bi.name, "sub_group_barrier")) return 1;
   if (bi.kind != BI_SUB_GROUP || !strncmp(bi.name, "get_", 4)) return 0;
-  if (strncmp(bi.name, "sub_group_scan_", 15) || !op_of(bi.name, &op))
+  collective c;
+  if (!collective_of(&bi, &c) || (c.kind != SG_INCLUSIVE && c.kind != SG_EXCLUSIVE))
     return 1; /* a reduction whose result is per lane (divergence.c): the warp's, in each group */
   LLVMTypeRef t = LLVMTypeOf(inst);
   LLVMBasicBlockRef here = lw_at_entry(L);
   L->scan_carry = LLVMBuildAlloca(L->b, t, "carry");
   LLVMPositionBuilderAtEnd(L->b, here);
-  LLVMBuildStore(L->b, start(t, op, builtin_unsigned(&bi)), L->scan_carry);
+  LLVMBuildStore(L->b, start(t, c.op, c.is_unsigned), L->scan_carry);
   return 1;
 }
 
 LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
   const char *n = bi->name;
-  sg_op op;
-  int is_unsigned = builtin_unsigned(bi);
+  collective c;
   if (!strncmp(n, "get_", 4)) return query(L, n, uniform);
-  if (!strncmp(n, "sub_group_scan_", 15) && op_of(n, &op))
-    return uniform ? NULL : scan(L, call, op, n[15] == 'i', is_unsigned);
+  int reduces = collective_of(bi, &c);
+  if (reduces && c.kind != SG_REDUCE)
+    return uniform ? NULL : c.kind == SG_CLUSTERED ? clustered(L, call, &c) : scan(L, call, &c);
   if (!strcmp(n, "sub_group_elect")) return uniform ? NULL : elect(L, call);
   if (!strncmp(n, "sub_group_shuffle", 17)) return uniform ? NULL : shuffle(L, call, n + 17);
   char vote_name[16]; /* sub_group_non_uniform_all and _any: the votes, as they count lanes */
@@ -366,8 +440,7 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
     r = broadcast(L, call, 0);
   else if (!strcmp(n, "sub_group_broadcast_first")) r = broadcast(L, call, 1);
   else if (!strcmp(n, "sub_group_ballot")) r = ballot(L, call);
-  else if (!strncmp(n, "sub_group_reduce_", 17) && op_of(n, &op))
-    r = reduction(L, call, op, is_unsigned);
+  else if (reduces) r = reduction(L, call, &c);
   /* Uniform but for a result used past the divergent branch it is under (divergence.c): then
    * each lane group takes the warp's value, in a segment of its own (lw_runs_alone). */
   return r && !uniform ? lw_splat(L, r) : r;

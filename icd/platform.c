@@ -21,7 +21,8 @@
   "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "               \
   "cl_khr_local_int32_extended_atomics cl_khr_byte_addressable_store cl_khr_subgroups " \
   "cl_khr_subgroup_ballot cl_khr_subgroup_non_uniform_vote cl_khr_subgroup_shuffle "    \
-  "cl_khr_subgroup_shuffle_relative"
+  "cl_khr_subgroup_shuffle_relative cl_khr_subgroup_non_uniform_arithmetic "            \
+  "cl_khr_subgroup_clustered_reduce"
 
 struct _cl_platform_id wcl_platform = {&wcl_dispatch};
 struct _cl_device_id wcl_device = {&wcl_dispatch};

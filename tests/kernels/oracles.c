@@ -1305,6 +1305,52 @@ void oracle_sub_group_lanes(kio *io) {
       sub_group_lanes_warp(io, start, start + W < g0 + L ? start + W : g0 + L);
 }
 
+/* The lanes of warp [start, end) in lane k's cluster of c lanes (from a multiple of c). */
+static void cluster_of(size_t start, size_t end, size_t k, size_t c, size_t *from, size_t *to) {
+  *from = start + (k - start) / c * c;
+  *to = *from + c < end ? *from + c : end;
+}
+
+static void sub_group_arith_warp(kio *io, size_t start, size_t end) {
+  const int32_t *a = IN(int32_t, 0);
+  uint32_t mul = 1;
+  int32_t and = -1, or = 0, xor = 0, sum = 0, hi = INT32_MIN, lo3 = INT32_MAX;
+  int land = 1, lor = 0, lxor = 0;
+  for (size_t k = start; k < end; k++) {
+    mul *= (uint32_t)(a[k] & 1) + 1u, and &= a[k], or |= a[k], xor ^= a[k], sum += a[k];
+    hi = a[k] > hi ? a[k] : hi, land &= a[k] > -90, lor |= a[k] > 90, lxor ^= a[k] > 0;
+    if (a[k] % 3 == 0) lo3 = a[k] < lo3 ? a[k] : lo3;
+  }
+  int32_t sxor = 0, sor = 0;
+  uint32_t smul = 1;
+  for (size_t k = start; k < end; k++) {
+    int32_t *o = OUT(int32_t, 1) + 12 * k;
+    sxor ^= a[k], sor |= a[k] > 80;
+    o[0] = (int32_t)mul, o[1] = and, o[2] = or, o[3] = xor, o[4] = land + 2 * lor + 4 * lxor;
+    o[5] = sum * 1000 + hi, o[6] = sxor, o[7] = (int32_t)smul, o[8] = sor;
+    smul *= (uint32_t)(a[k] & 1) + 1u;
+    size_t from, to;
+    cluster_of(start, end, k, 4, &from, &to);
+    int32_t csum = 0, cmin = INT32_MAX, ccount = 0;
+    for (size_t j = from; j < to; j++)
+      csum += a[j], cmin = a[j] < cmin ? a[j] : cmin, ccount += a[j] % 3 == 0;
+    o[9] = csum;
+    cluster_of(start, end, k, 2, &from, &to);
+    int32_t cxor = 0;
+    for (size_t j = from; j < to; j++) cxor ^= a[j];
+    o[10] = cxor * 1000 + cmin;
+    o[11] = a[k] % 3 == 0 ? lo3 * 1000 + ccount : -1;
+  }
+}
+
+/* cl_khr_subgroup_non_uniform_arithmetic and _clustered_reduce per warp. */
+void oracle_sub_group_arith(kio *io) {
+  const size_t L = LSIZE(io), W = io->warp;
+  for (size_t g0 = 0; g0 < N(io); g0 += L)
+    for (size_t start = g0; start < g0 + L; start += W)
+      sub_group_arith_warp(io, start, start + W < g0 + L ? start + W : g0 + L);
+}
+
 void oracle_ndrange_2d(kio *io) {
   const kcase *c = io->c;
   size_t w = c->global[0];
