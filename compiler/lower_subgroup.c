@@ -243,14 +243,13 @@ static int shuffle_source(const lower *L, shuffle_kind k, int lane, int by) {
   return s >= 0 && s < (int)L->W ? s : -1;
 }
 
-/* The whole warp's x as one <W x T>. */
-static LLVMValueRef warp_vector(lower *L, LLVMValueRef x) {
+/* The whole warp's values as one <W x T>, from each lane group's vector in v[]. */
+static LLVMValueRef join_groups(lower *L, LLVMValueRef *v) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
   LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->W), all = NULL;
   for (unsigned g = 0; g < L->ngroups; g++) {
-    LLVMValueRef v = value_in_group(L, x, g);
     for (unsigned i = 0; i < L->W; i++) m[i] = i < L->G ? lw_const_i32(L, i) : LLVMGetPoison(i32);
-    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, v[g], LLVMGetPoison(LLVMTypeOf(v[g])),
                                                LLVMConstVector(m, L->W), "");
     for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i / L->G == g ? L->W + i % L->G : i);
     all = all ? LLVMBuildShuffleVector(L->b, all, wide, LLVMConstVector(m, L->W), "") : wide;
@@ -258,10 +257,20 @@ static LLVMValueRef warp_vector(lower *L, LLVMValueRef x) {
   return all;
 }
 
+/* Lane group L->lane_group's lanes of a whole warp's <W x T>. */
+static LLVMValueRef this_group(lower *L, LLVMValueRef all) {
+  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->G);
+  for (unsigned i = 0; i < L->G; i++) m[i] = lw_const_i32(L, L->lane_group * L->G + i);
+  return LLVMBuildShuffleVector(L->b, all, LLVMGetPoison(LLVMTypeOf(all)), LLVMConstVector(m, L->G),
+                                "");
+}
+
 static LLVMValueRef shuffle_uniform(lower *L, LLVMValueRef x, LLVMValueRef by, shuffle_kind k) {
   if (k == SHUFFLE_INDEX) return lw_splat(L, value_in_lane(L, x, by));
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
-  LLVMValueRef v = warp_vector(L, x), *m = ARENA_NEW(L->arena, LLVMValueRef, L->W);
+  LLVMValueRef *part = ARENA_NEW(L->arena, LLVMValueRef, L->ngroups);
+  for (unsigned g = 0; g < L->ngroups; g++) part[g] = value_in_group(L, x, g);
+  LLVMValueRef v = join_groups(L, part), *m = ARENA_NEW(L->arena, LLVMValueRef, L->W);
   for (unsigned step = 1; step < L->W; step *= 2) {
     for (unsigned i = 0; i < L->W; i++) {
       int s = shuffle_source(L, k, (int)i, (int)step);
@@ -273,9 +282,7 @@ static LLVMValueRef shuffle_uniform(lower *L, LLVMValueRef x, LLVMValueRef by, s
         L->b, LLVMIntNE, LLVMBuildAnd(L->b, by, lw_const_i32(L, step), ""), lw_const_i32(L, 0), "");
     v = LLVMBuildSelect(L->b, on, moved, v, "");
   }
-  for (unsigned i = 0; i < L->G; i++) m[i] = lw_const_i32(L, L->lane_group * L->G + i);
-  return LLVMBuildShuffleVector(L->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, L->G),
-                                "");
+  return this_group(L, v);
 }
 
 static LLVMValueRef shuffle_varying(lower *L, LLVMValueRef x, LLVMValueRef by, shuffle_kind k) {
@@ -386,21 +393,15 @@ static LLVMValueRef clustered(lower *L, LLVMValueRef call, const collective *c) 
   unsigned long long n = LLVMIsAConstantInt(size) ? LLVMConstIntGetZExtValue(size) : 0;
   if (!n || (n & (n - 1)))
     return lw_unsupported(L, call, "a cluster size that is not a constant power of 2"), NULL;
-  LLVMValueRef *m = ARENA_NEW(L->arena, LLVMValueRef, L->W), v = NULL;
-  for (unsigned g = 0; g < L->ngroups; g++) { /* the warp's vector, as warp_vector makes it */
-    LLVMValueRef x = operand_in_group(L, call, c, g);
-    for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i < L->G ? i : 0);
-    LLVMValueRef wide = LLVMBuildShuffleVector(L->b, x, x, LLVMConstVector(m, L->W), "");
-    for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i / L->G == g ? L->W + i % L->G : i);
-    v = v ? LLVMBuildShuffleVector(L->b, v, wide, LLVMConstVector(m, L->W), "") : wide;
-  }
+  LLVMValueRef *part = ARENA_NEW(L->arena, LLVMValueRef, L->ngroups);
+  for (unsigned g = 0; g < L->ngroups; g++) part[g] = operand_in_group(L, call, c, g);
+  LLVMValueRef v = join_groups(L, part), *m = ARENA_NEW(L->arena, LLVMValueRef, L->W);
   for (unsigned step = 1; step < n && step < L->W; step *= 2) {
     for (unsigned i = 0; i < L->W; i++) m[i] = lw_const_i32(L, i ^ step);
     v = combine(L, c->op, c->is_unsigned, v,
                 LLVMBuildShuffleVector(L->b, v, v, LLVMConstVector(m, L->W), ""));
   }
-  for (unsigned i = 0; i < L->G; i++) m[i] = lw_const_i32(L, L->lane_group * L->G + i);
-  return LLVMBuildShuffleVector(L->b, v, v, LLVMConstVector(m, L->G), "");
+  return this_group(L, v);
 }
 
 int lw_runs_alone(lower *L, LLVMValueRef inst) {
