@@ -908,10 +908,10 @@ static void buffers_end_at_a_guard_page(void **state) {
   (void)state;
   size_t page = (size_t)sysconf(_SC_PAGESIZE), sizes[] = {0, 1, 100, 4096, 5000};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    size_t n = sizes[i], used = n ? (n + 63) / 64 * 64 : 64;
+    size_t n = sizes[i], used = n ? (n + 127) / 128 * 128 : 128;
     unsigned char *b = weft_buffer_alloc(n);
     assert_non_null(b);
-    assert_int_equal((uintptr_t)b % 64, 0);
+    assert_int_equal((uintptr_t)b % 128, 0);
     assert_int_equal((uintptr_t)(b + used) % page, 0);
     for (size_t j = 0; j < n; j++) assert_int_equal(b[j], 0);
     memset(b, 0xab, used);
