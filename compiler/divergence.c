@@ -139,7 +139,7 @@ static value_fact call_fact(const divergence *d, LLVMValueRef call) {
   }
   case BI_ATOMIC:
   case BI_PRINTF: return varying(); /* one call per lane */
-  case BI_SUB_GROUP: /* one value per warp, but for the lane's index and scans */
+  case BI_SUB_GROUP: /* one value per warp, but for the lane's index and the per-lane ones */
     if (!strcmp(b.name, "get_sub_group_local_id")) return (value_fact){AFFINE, 1};
     return builtin_sub_group_per_lane(b.name) ? varying() : (value_fact){UNIFORM, 0};
   default: break;

@@ -614,8 +614,9 @@ static LLVMValueRef integer(lower *L, LLVMValueRef call, const builtin *bi, int 
  * no lock: all the warps of a work-group run on one thread, one after another, so nothing else
  * touches its __local memory. It becomes plain loads and stores: at one address, one load for
  * the group, the lanes' operations in registers and one store; at several, a load and a store
- * per lane, in lane order (local_atomic). A locked instruction per lane costs about 3 times
- * more. */
+ * per lane, in lane order (local_atomic). Locked instructions per lane cost more than both:
+ * for 16M atomic_inc into 256 bins, 45-72 ms against 17-22 ms for a gather and a scatter,
+ * which the lanes in order beat (local_atomic). */
 
 static LLVMAtomicRMWBinOp atomic_op(const char *n, int u, int *ok) {
   *ok = 1;

@@ -3,12 +3,17 @@
  * functions work over the lanes that call them, the warp's active lanes: OpenCL asks for the
  * whole sub-group, and under a divergent branch the active lanes are the ones that took it.
  *
- * A reduction, broadcast or vote has one result per warp: it is uniform, emitted once per warp
- * as a loop over the lane groups (each group's lanes reduced as a vector, masked), and its
- * result takes no vector registers. Where that result is used past a divergent branch it is
- * under, divergence.c makes it per lane: then each lane group takes the warp's value, in a
+ * Also the warp functions of cl_khr_subgroup_ballot, _non_uniform_vote, _shuffle,
+ * _shuffle_relative, _non_uniform_arithmetic and _clustered_reduce (the functions of a ballot
+ * are IR before this, expand_ballot.c), and sub_group_barrier.
+ *
+ * A reduction, ballot, broadcast or vote has one result per warp: it is uniform, emitted once
+ * per warp as a loop over the lane groups (each group's lanes reduced as a vector, masked), and
+ * its result takes no vector registers. Where that result is used past a divergent branch it
+ * is under, divergence.c makes it per lane: then each lane group takes the warp's value, in a
  * segment of its own. A scan is per lane: it runs as a segment of its own, lane group by lane
- * group in order, with the total of the groups before in `scan_carry`. */
+ * group in order, with the total of the groups before in `scan_carry`. Shuffles, clustered
+ * reductions and elect are per lane too, each lane group reading every group's values. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
