@@ -822,6 +822,38 @@ static void barriers_on_both_sides_complete_under_mp(void **state) {
   assert_int_equal(run_one(ctx, "both.cl", src, 1, args, 8, 8), WEFT_ERROR_DIVERGENT_BARRIER);
 }
 
+/* Which lanes take part in a warp function under each policy (README, "What kernels can use"):
+ * the lanes that reach `join` by the goto and those that reach it from the else side meet
+ * there under mp-orec and pc (an early reconvergence), and their ballot holds both; under stack
+ * and mp each path's lanes run it apart. Lanes 0, 2, 4, 6 come by the else side (ballot 0x55),
+ * 3 and 7 by the goto (0x88); 1 and 5 never get there. */
+static void ballot_holds_the_lanes_that_run_together(void **state) {
+  weft_context *ctx = *state; /* W 8 */
+  const char *src = "__kernel void k(__global const int *a, __global uint *o) {\n"
+                    "  int i = get_global_id(0), x = a[i];\n  uint seen = 0;\n"
+                    "  if (x & 1) {\n    seen += 1000;\n    if (x & 2)\n      goto join;\n"
+                    "    seen += 2000;\n  } else {\n    seen += 3000;\n  join:\n"
+                    "    seen += sub_group_ballot(1).x;\n  }\n  o[i] = seen;\n}\n";
+  int a[8];
+  unsigned o[8];
+  for (int i = 0; i < 8; i++) a[i] = i;
+  weft_arg args[2] = {{WEFT_ARG_GLOBAL, WEFT_I32, sizeof a, a},
+                      {WEFT_ARG_GLOBAL, WEFT_U32, sizeof o, o}};
+  const char *policies[] = {"stack", "mp", "mp-orec", "pc"};
+  for (int p = 0; p < 4; p++) {
+    int together = p >= 2;
+    assert_int_equal(weft_context_set_policy(ctx, policies[p]), WEFT_SUCCESS);
+    assert_int_equal(run_one(ctx, "join.cl", src, 2, args, 8, 8), WEFT_SUCCESS);
+    for (int i = 0; i < 8; i++) {
+      unsigned want = i % 2 == 0   ? 3000 + (together ? 0xdd : 0x55)
+                      : i % 4 == 3 ? 1000 + (together ? 0xdd : 0x88)
+                                   : 3000;
+      assert_int_equal(o[i], want);
+    }
+  }
+  assert_int_equal(weft_context_set_policy(ctx, "stack"), WEFT_SUCCESS);
+}
+
 /* Issue 4: samples/sphere_trace.cl has the MP paper's Figure 10 shape (a loop left by a `break`
  * with work on its way out); mp-orec in the round-robin order merges splits early in that work,
  * so its SIMD efficiency is higher than stack's, with the same results and the same work per
@@ -1341,6 +1373,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(printf_prints_vectors),
       cmocka_unit_test(branch_on_a_vote_does_not_split),
       cmocka_unit_test(unsupported_construct_names_line),
+      cmocka_unit_test(ballot_holds_the_lanes_that_run_together),
       cmocka_unit_test(printf_format_must_match),
       cmocka_unit_test(unknown_kernel_lists_kernels),
       cmocka_unit_test(options_out_of_range),
