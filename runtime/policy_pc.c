@@ -74,6 +74,11 @@ static uint64_t key_of(uint32_t depth, uint32_t pc) {
   return (uint64_t)(UINT32_MAX - depth) << 32 | pc;
 }
 
+/* PC pc's key at the running split's depth: where the split's lanes go, they keep it. */
+static uint64_t split_key(const pc_state *s, uint32_t pc) {
+  return (s->run_key & ~(uint64_t)UINT32_MAX) | pc;
+}
+
 static size_t pc_state_size(const weft_compiled_kernel *k) {
   (void)k;
   return sizeof(pc_state);
@@ -96,14 +101,16 @@ static void write_implicit(pc_state *s, uint64_t lanes) {
  * one stamp, so the lowest lane keeps the first event's and the others take the last's. */
 static void write_parked(pc_state *s) {
   if (!s->parked) return;
-  FOR_LANES(s->parked, i) s->pc[i] = s->parked_pc, s->key[i] = s->parked_key;
-  FOR_LANES(s->parked, i) s->stamp[i] = s->parked_last;
+  FOR_LANES(s->parked, i) {
+    s->pc[i] = s->parked_pc, s->key[i] = s->parked_key, s->stamp[i] = s->parked_last;
+  }
   s->stamp[__builtin_ctzll(s->parked)] = s->parked_first;
   s->parked = 0;
 }
 
-/* Lanes of the running split go to pc (key), moved by event `stamp`, and are parked there. */
-static void park(pc_state *s, uint64_t lanes, uint32_t pc, uint64_t key, uint32_t stamp) {
+/* Lanes of the running split go to pc, moved by event `stamp`, and are parked there. */
+static void park(pc_state *s, uint64_t lanes, uint32_t pc, uint32_t stamp) {
+  uint64_t key = split_key(s, pc);
   if (s->parked && s->parked_key != key) write_parked(s);
   if (!s->parked) s->parked_pc = pc, s->parked_key = key, s->parked_first = stamp;
   s->parked |= lanes, s->parked_last = stamp;
@@ -193,18 +200,17 @@ static weft_status pc_branch(void *st, const weft_warp_ctx *ctx, policy_counters
    * below every other lane, so they alone run next, up to the next target or the others; they
    * stay implicit. */
   uint32_t t0 = ctx->target_pc[0];
-  uint64_t k0 = (s->run_key & ~(uint64_t)UINT32_MAX) | t0; /* the split's depth, PC t0 */
+  uint64_t k0 = split_key(s, t0);
   int fast = t0 < s->k->nblocks && k0 < s->other_key;
   for (unsigned t = fast; t < ctx->ntargets; t++) {
     uint32_t pc = ctx->target_pc[t];
-    if (pc < s->k->nblocks)
-      park(s, ctx->target_mask[t], pc, (s->run_key & ~(uint64_t)UINT32_MAX) | pc, stamp);
+    if (pc < s->k->nblocks) park(s, ctx->target_mask[t], pc, stamp);
     else stop(s, ctx->target_mask[t], pc, stamp), s->finished |= ctx->target_mask[t];
   }
   if (fast) {
     uint64_t hi = s->other_key;
     if (ctx->ntargets > 1 && ctx->target_pc[1] < s->k->nblocks) {
-      uint64_t k1 = (s->run_key & ~(uint64_t)UINT32_MAX) | ctx->target_pc[1];
+      uint64_t k1 = split_key(s, ctx->target_pc[1]);
       hi = k1 < hi ? k1 : hi;
     }
     go_on(s, ctx->target_mask[0], k0, hi, stamp);
@@ -220,7 +226,7 @@ static int arrive_together(pc_state *s, const weft_warp_ctx *ctx) {
   if (s->waiting || s->implicit != ctx->mask || s->run_mask != ctx->mask || s->other_key != NO_KEY)
     return 0;
   s->run_pc = ctx->target_pc[0], s->run_stamp = ++s->stamps;
-  s->run_key = (s->run_key & ~(uint64_t)UINT32_MAX) | s->run_pc;
+  s->run_key = split_key(s, s->run_pc);
   s->waiting = ctx->mask, s->barrier_pc = ctx->from_pc, s->run_mask = 0;
   return 1;
 }
@@ -358,11 +364,11 @@ void weft_pc_leave(weft_warp_ctx *ctx, uint32_t exit) {
   pc_state *s = ctx->policy;
   if (!ctx->started) pc_init(s, ctx->kernel, NULL, ctx->mask), ctx->started = 1;
   uint32_t stamp = ++s->stamps;
-  uint64_t stay = ctx->target_mask[0], depth = s->run_key & ~(uint64_t)UINT32_MAX;
+  uint64_t stay = ctx->target_mask[0], k0 = split_key(s, ctx->target_pc[0]),
+           k1 = split_key(s, exit);
   ctx->counters->policy_calls++, ctx->counters->divergent_branches++;
-  uint64_t k1 = depth | exit;
-  park(s, ctx->mask & ~stay, exit, k1, stamp);
-  go_on(s, stay, depth | ctx->target_pc[0], k1 < s->other_key ? k1 : s->other_key, stamp);
+  park(s, ctx->mask & ~stay, exit, stamp);
+  go_on(s, stay, k0, k1 < s->other_key ? k1 : s->other_key, stamp);
   pc_next(s, &ctx->pc, &ctx->mask, &ctx->guard);
 }
 
