@@ -72,13 +72,24 @@ static LLVMValueRef bit(const ballot_ir *x, LLVMValueRef bits, LLVMValueRef i) {
 /* The lane masks get_sub_group_{eq,ge,gt,le,lt}_mask: which ("eq", ...), as lanes. */
 static LLVMValueRef lane_mask(const ballot_ir *x, const char *which) {
   LLVMValueRef id = local_id(x), upto = below(x, id); /* the lanes below this one */
-  LLVMValueRef self = LLVMBuildShl(x->b, i64c(x, 1), id, ""), group = in_group(x);
+  LLVMValueRef self = LLVMBuildShl(x->b, i64c(x, 1), id, "");
   if (!strcmp(which, "eq")) return self;
   if (!strcmp(which, "lt")) return upto;
   if (!strcmp(which, "le")) return LLVMBuildOr(x->b, upto, self, "");
-  LLVMValueRef above = LLVMBuildAnd(x->b, group, LLVMBuildNot(x->b, upto, ""), "");
+  LLVMValueRef above = LLVMBuildAnd(x->b, in_group(x), LLVMBuildNot(x->b, upto, ""), "");
   if (!strcmp(which, "ge")) return above;
   return LLVMBuildAnd(x->b, above, LLVMBuildNot(x->b, self, ""), ""); /* gt */
+}
+
+/* The functions of a ballot, as named after "sub_group_", with their operand counts. */
+static int of_a_ballot(const char *f, unsigned n) {
+  static const char *const one[] = {"inverse_ballot",        "ballot_bit_count",
+                                    "ballot_inclusive_scan", "ballot_exclusive_scan",
+                                    "ballot_find_lsb",       "ballot_find_msb"};
+  if (n == 2) return !strcmp(f, "ballot_bit_extract");
+  for (size_t i = 0; n == 1 && i < sizeof one / sizeof *one; i++)
+    if (!strcmp(f, one[i])) return 1;
+  return 0;
 }
 
 LLVMValueRef expand_ballot(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call, const char *name) {
@@ -88,27 +99,23 @@ LLVMValueRef expand_ballot(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call,
   if (n == 0 && !strncmp(name, "get_sub_group_", 14) && strlen(name) == 21 &&
       !strcmp(name + 16, "_mask"))
     return ballot_of(&x, lane_mask(&x, (char[]){name[14], name[15], 0}));
-  LLVMTypeRef t = n ? LLVMTypeOf(LLVMGetOperand(call, 0)) : NULL;
-  if (!t || LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetVectorSize(t) != 4) return NULL;
+  const char *f = name + 10; /* past "sub_group_" */
+  if (strncmp(name, "sub_group_", 10) || !of_a_ballot(f, n)) return NULL;
+  LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(call, 0));
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetVectorSize(t) != 4) return NULL;
   LLVMValueRef bits = bits_of(&x, LLVMGetOperand(call, 0));
-  if (!strcmp(name, "sub_group_inverse_ballot") && n == 1) return bit(&x, bits, local_id(&x));
-  if (!strcmp(name, "sub_group_ballot_bit_extract") && n == 2)
+  if (!strcmp(f, "inverse_ballot")) return bit(&x, bits, local_id(&x));
+  if (!strcmp(f, "ballot_bit_extract"))
     return bit(&x, bits, LLVMBuildZExt(b, LLVMGetOperand(call, 1), x.i64, ""));
-  if (n != 1) return NULL;
   bits = LLVMBuildAnd(b, bits, in_group(&x), "");
-  if (!strcmp(name, "sub_group_ballot_bit_count")) return count(&x, bits);
-  LLVMValueRef id = local_id(&x), self = LLVMBuildShl(b, i64c(&x, 1), id, "");
-  if (!strcmp(name, "sub_group_ballot_exclusive_scan"))
-    return count(&x, LLVMBuildAnd(b, bits, below(&x, id), ""));
-  if (!strcmp(name, "sub_group_ballot_inclusive_scan"))
-    return count(&x, LLVMBuildAnd(b, bits, LLVMBuildOr(b, below(&x, id), self, ""), ""));
+  if (!strcmp(f, "ballot_bit_count")) return count(&x, bits);
+  if (!strcmp(f, "ballot_inclusive_scan"))
+    return count(&x, LLVMBuildAnd(b, bits, lane_mask(&x, "le"), ""));
+  if (!strcmp(f, "ballot_exclusive_scan"))
+    return count(&x, LLVMBuildAnd(b, bits, lane_mask(&x, "lt"), ""));
   LLVMValueRef no = LLVMConstInt(LLVMInt1TypeInContext(c), 0, 0);
-  if (!strcmp(name, "sub_group_ballot_find_lsb"))
-    return LLVMBuildTrunc(
-        b, ir_intrinsic(b, m, "llvm.cttz", &x.i64, 1, (LLVMValueRef[]){bits, no}, 2), x.i32, "");
-  if (!strcmp(name, "sub_group_ballot_find_msb")) {
-    LLVMValueRef lz = ir_intrinsic(b, m, "llvm.ctlz", &x.i64, 1, (LLVMValueRef[]){bits, no}, 2);
-    return LLVMBuildTrunc(b, LLVMBuildSub(b, i64c(&x, 63), lz, ""), x.i32, "");
-  }
-  return NULL;
+  LLVMValueRef z = ir_intrinsic(b, m, strcmp(f, "ballot_find_lsb") ? "llvm.ctlz" : "llvm.cttz",
+                                &x.i64, 1, (LLVMValueRef[]){bits, no}, 2);
+  if (!strcmp(f, "ballot_find_msb")) z = LLVMBuildSub(b, i64c(&x, 63), z, "");
+  return LLVMBuildTrunc(b, z, x.i32, "");
 }

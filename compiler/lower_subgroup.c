@@ -111,9 +111,14 @@ typedef struct collective {
   int logical, is_unsigned;
 } collective;
 
+/* A sub-group function's name past "sub_group_" and, in the non-uniform forms, "non_uniform_":
+ * each does over the active lanes what the other does, which is what both do here. */
+static const char *sub_group_op(const char *name) {
+  return !strncmp(name, "sub_group_non_uniform_", 22) ? name + 22 : name + 10;
+}
+
 static int collective_of(const builtin *bi, collective *c) {
-  const char *n = bi->name;
-  const char *rest = !strncmp(n, "sub_group_non_uniform_", 22) ? n + 22 : n + 10;
+  const char *n = bi->name, *rest = sub_group_op(n);
   if (!strncmp(rest, "reduce_", 7)) c->kind = SG_REDUCE;
   else if (!strncmp(rest, "scan_inclusive_", 15)) c->kind = SG_INCLUSIVE;
   else if (!strncmp(rest, "scan_exclusive_", 15)) c->kind = SG_EXCLUSIVE;
@@ -434,18 +439,15 @@ LLVMValueRef lw_sub_group(lower *L, LLVMValueRef call, const builtin *bi, int un
   int reduces = collective_of(bi, &c);
   if (reduces && c.kind != SG_REDUCE)
     return uniform ? NULL : c.kind == SG_CLUSTERED ? clustered(L, call, &c) : scan(L, call, &c);
-  if (!strcmp(n, "sub_group_elect")) return uniform ? NULL : elect(L, call);
-  if (!strncmp(n, "sub_group_shuffle", 17)) return uniform ? NULL : shuffle(L, call, n + 17);
-  char vote_name[16]; /* sub_group_non_uniform_all and _any: the votes, as they count lanes */
-  if (!strcmp(n, "sub_group_non_uniform_all") || !strcmp(n, "sub_group_non_uniform_any"))
-    snprintf(vote_name, sizeof vote_name, "sub_group_%s", n + 22), n = vote_name;
+  const char *op = sub_group_op(n);
+  if (!strcmp(op, "elect")) return uniform ? NULL : elect(L, call);
+  if (!strncmp(op, "shuffle", 7)) return uniform ? NULL : shuffle(L, call, op + 7);
   LLVMValueRef r = NULL;
-  if (!strcmp(n, "sub_group_all") || !strcmp(n, "sub_group_any")) r = vote(L, call, n[11] == 'l');
-  else if (!strcmp(n, "sub_group_non_uniform_all_equal")) r = all_equal(L, call);
-  else if (!strcmp(n, "sub_group_broadcast") || !strcmp(n, "sub_group_non_uniform_broadcast"))
-    r = broadcast(L, call, 0);
-  else if (!strcmp(n, "sub_group_broadcast_first")) r = broadcast(L, call, 1);
-  else if (!strcmp(n, "sub_group_ballot")) r = ballot(L, call);
+  if (!strcmp(op, "all") || !strcmp(op, "any")) r = vote(L, call, op[1] == 'l');
+  else if (!strcmp(op, "all_equal")) r = all_equal(L, call);
+  else if (!strcmp(op, "broadcast")) r = broadcast(L, call, 0);
+  else if (!strcmp(op, "broadcast_first")) r = broadcast(L, call, 1);
+  else if (!strcmp(op, "ballot")) r = ballot(L, call);
   else if (reduces) r = reduction(L, call, &c);
   /* Uniform but for a result used past the divergent branch it is under (divergence.c): then
    * each lane group takes the warp's value, in a segment of its own (lw_runs_alone). */
