@@ -437,7 +437,8 @@ static int alloc_args(launch *l) {
       arg->value = a->value;
     } else if (a->kind == ARGSPEC_BUFFER) {
       if (!(s->bufs[i] = weft_buffer_alloc(arg->size)))
-        return fail(1, "cannot allocate %zu bytes for --arg %u '%s'", arg->size, i, o->args[i]);
+        return fail(1, "out of memory for the %zu bytes of --arg %u '%s'", arg->size, i,
+                    o->args[i]);
       arg->value = s->bufs[i];
     }
   }
