@@ -347,6 +347,32 @@ static LLVMValueRef both_ways(lower *L, const edge *e) {
                       LLVMBuildICmp(L->b, LLVMIntNE, e[1].mask, zero, ""), "");
 }
 
+static void select_path(lower *L, int x, int until, LLVMValueRef path, LLVMValueRef *diverged);
+
+/* A uniform branch at x on a select path: all of `path` goes one way, so it branches, as
+ * run_branch does. Both ways run as straight code would write the join's phis one after the
+ * other, unblended (only the slots of lanes that can wait blend: lower_step.c), and the way
+ * emitted last would win. */
+static void select_one_way(lower *L, int x, LLVMValueRef path, LLVMValueRef *diverged) {
+  const cfg_block *cb = &L->cfg->blocks[x];
+  LLVMValueRef cond = LLVMGetCondition(LLVMGetBasicBlockTerminator(cb->bb));
+  LLVMBasicBlockRef way[2] = {new_block(L, "first"), new_block(L, "second")},
+                    join = new_block(L, ""), end[2];
+  LLVMValueRef was = *diverged, after[2];
+  LLVMBuildCondBr(L->b, lw_scalar_of(L, cond), way[0], way[1]);
+  for (int k = 0; k < 2; k++) {
+    LLVMPositionBuilderAtEnd(L->b, way[k]);
+    after[k] = was;
+    lw_write_phis(L, x, &(edge){cb->succs[k], path}, 1);
+    if (cb->succs[k] != cb->ipdom) select_path(L, cb->succs[k], cb->ipdom, path, &after[k]);
+    end[k] = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, join);
+  }
+  LLVMPositionBuilderAtEnd(L->b, join);
+  *diverged = LLVMBuildPhi(L->b, LLVMInt1TypeInContext(L->c), "");
+  LLVMAddIncoming(*diverged, after, end, 2);
+}
+
 /* The blocks from x to `until` (not included) with all the running lanes; `path`: the lanes
  * that take them, for the phis their edges write. *diverged (i1) becomes 1 where a branch's
  * lanes go two ways, as mp's tables need to know (region_diverged). */
@@ -359,10 +385,13 @@ static void select_path(lower *L, int x, int until, LLVMValueRef path, LLVMValue
       x = cb->succs[0];
       continue;
     }
-    LLVMValueRef cond = LLVMGetCondition(LLVMGetBasicBlockTerminator(cb->bb)), first;
-    if (divergence_of(L->dv, cond).shape == UNIFORM)
-      first = LLVMBuildSelect(L->b, lw_scalar_of(L, cond), path, lw_const_i64(L, 0), "");
-    else first = LLVMBuildAnd(L->b, lw_true_lanes(L, cond), path, "");
+    LLVMValueRef cond = LLVMGetCondition(LLVMGetBasicBlockTerminator(cb->bb));
+    if (divergence_of(L->dv, cond).shape == UNIFORM) {
+      select_one_way(L, x, path, diverged);
+      x = cb->ipdom;
+      continue;
+    }
+    LLVMValueRef first = LLVMBuildAnd(L->b, lw_true_lanes(L, cond), path, "");
     edge e[2] = {{cb->succs[0], first}, {cb->succs[1], LLVMBuildXor(L->b, first, path, "")}};
     lw_write_phis(L, x, e, 2);
     *diverged = LLVMBuildOr(L->b, *diverged, both_ways(L, e), "");

@@ -255,6 +255,15 @@ void oracle_select_regions(kio *io) {
   }
 }
 
+void oracle_select_uniform_join(kio *io) {
+  uint32_t flag = VAL(uint32_t, 1);
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], y = x >> 3;
+    if (x & 1u) y = (flag ? y + 7u : y) ^ 0x55u;
+    OUT(uint32_t, 2)[i] = y;
+  }
+}
+
 void oracle_early_return_in_loop(kio *io) {
   int n = VAL(int32_t, 2);
   for (size_t i = 0; i < N(io); i++) {
