@@ -9,7 +9,8 @@
  *     has an incoming edge from inside the region or from D, and a phi inside the region that is
  *     reached from two of D's successors, merge lanes that took different paths: varying.
  *   - temporal divergence: a uniform value defined inside the region and used outside it was
- *     computed by lanes that left at different times (a loop with a varying exit): varying.
+ *     computed by lanes that left at different times (a loop with a varying exit): varying,
+ *     unless it is read outside only by phis on the edges that leave (read_on_exit).
  * Needs: cfg_build, postdom_compute. Preserves the IR. */
 #include "compiler.h"
 
@@ -234,6 +235,22 @@ static void region_of(const cfg *g, int dpc, unsigned char *region, int *stack) 
   }
 }
 
+/* Whether phi reads v only on edges that leave D's region (from inside it, or from D): the
+ * sync dependence rule makes such a phi varying, and the lowering writes a phi on each edge,
+ * into the lanes that take it when they take it, so each lane keeps the value it left with and
+ * v itself may stay uniform in the region (a loop's counter, say, which every lane still in the
+ * loop shares). */
+static int read_on_exit(const cfg *g, const unsigned char *region, int dpc, LLVMValueRef phi,
+                        LLVMValueRef v) {
+  if (!LLVMIsAPHINode(phi)) return 0;
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+    if (LLVMGetIncomingValue(phi, k) != v) continue;
+    int from = cfg_pc_of(g, LLVMGetIncomingBlock(phi, k));
+    if (from < 0 || !(region[from] || from == dpc)) return 0;
+  }
+  return 1;
+}
+
 /* The sync-dependence and temporal-divergence rules for one varying branch D. */
 static void control_rules(dv_state *s, int dpc, const unsigned char *region) {
   const cfg *g = s->g;
@@ -250,8 +267,10 @@ static void control_rules(dv_state *s, int dpc, const unsigned char *region) {
       }
       if (!region[pc] || divergence_of(s->d, i).shape != UNIFORM) continue;
       for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
-        int upc = pc_of_inst(g, LLVMGetUser(u));
-        if (upc >= 0 && !region[upc]) set_fact(s, i, varying());
+        LLVMValueRef user = LLVMGetUser(u);
+        int upc = pc_of_inst(g, user);
+        if (upc >= 0 && !region[upc] && !read_on_exit(g, region, dpc, user, i))
+          set_fact(s, i, varying());
       }
     }
 }

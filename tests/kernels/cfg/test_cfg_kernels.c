@@ -269,6 +269,21 @@ static void grid_stride_index_is_affine(void **s) {
   run_free(&r);
 }
 
+/* ../loop_break_carried.cl: the loop's counter k is uniform inside the loop, which lanes leave
+ * at different trips (a varying break), so its test at the latch is a uniform branch; the phi
+ * after the loop that holds each lane's k as it left is varying. */
+static void loop_counter_is_uniform_until_the_exit(void **s) {
+  (void)s;
+  run r = divergence_of_kernel("loop_break_carried.cl");
+  int phis, uniform = lines_with(r.out, "= phi i32", "  uniform ", &phis);
+  if (phis != 5 || uniform != 1) /* k, s, x in the loop; s and k after it */
+    fail_msg("%d of %d phis uniform; only k's in the loop expected:\n%s", uniform, phis, r.out);
+  const char *latch = strstr(r.out, "\nB2");
+  assert_non_null(latch);
+  assert_true(!strncmp(latch, "\nB2\n", 4)); /* not "B2  (varying branch)" */
+  run_free(&r);
+}
+
 /* --- parts of the warp function --- */
 
 /* The cuts of one kernel's JSON object: none inside a loop (no back edge spans one). Returns
@@ -467,6 +482,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(order_inverted_conditions),
   };
   const struct CMUnitTest divergence[] = {cmocka_unit_test(int_and_uint_indexes_are_affine),
+                                          cmocka_unit_test(loop_counter_is_uniform_until_the_exit),
                                           cmocka_unit_test(grid_stride_index_is_affine),
                                           cmocka_unit_test(calls_on_both_sides_are_fused),
                                           cmocka_unit_test(helper_return_reconverges_in_loop)};
