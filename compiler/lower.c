@@ -326,23 +326,43 @@ void lw_write_phis(lower *L, int from, const edge *e, int n) {
 
 /* ---- terminators ---- */
 
+/* The warp's bits of the lane groups' <G x i1> h[0..n), n a power of two: with AVX-512 the
+ * halves join as masks (kunpck), and the warp's mask leaves the mask registers once; shifted
+ * and or-ed as integers, each group's would leave on its own. */
+static LLVMValueRef join_lane_bits(lower *L, LLVMValueRef *h, unsigned n) {
+  LLVMValueRef idx[64];
+  for (unsigned width = L->G; n > 1; width *= 2, n /= 2) {
+    for (unsigned i = 0; i < 2 * width; i++) idx[i] = lw_const_i32(L, i);
+    for (unsigned k = 0; k < n / 2; k++)
+      h[k] = LLVMBuildShuffleVector(L->b, h[2 * k], h[2 * k + 1], LLVMConstVector(idx, 2 * width),
+                                    "");
+  }
+  LLVMValueRef bits = LLVMBuildBitCast(L->b, h[0], LLVMIntTypeInContext(L->c, L->W), "");
+  return L->W < 64 ? LLVMBuildZExt(L->b, bits, i64t(L), "") : bits;
+}
+
 /* Lanes of `mask` whose i1 condition is true, from the condition's per-group slots. */
 LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y) {
-  LLVMValueRef lanes = lw_const_i64(L, 0);
+  LLVMValueRef lanes = lw_const_i64(L, 0), h[64];
   unsigned was = L->lane_group;
   for (unsigned g = 0; g < L->ngroups; g++) {
     L->lane_group = g;
-    LLVMValueRef v = lw_vector_of(L, x), h;
+    LLVMValueRef v = lw_vector_of(L, x);
     if (LLVMGetTypeKind(lw_elem_type(LLVMTypeOf(v))) == LLVMIntegerTypeKind)
-      h = LLVMBuildICmp(L->b, pred, v, lw_splat(L, y), "");
+      h[g] = LLVMBuildICmp(L->b, pred, v, lw_splat(L, y), "");
     else
-      h = LLVMBuildFCmp(L->b, pred == LLVMIntEQ ? LLVMRealOEQ : LLVMRealUNE, v, lw_splat(L, y), "");
-    LLVMValueRef bits = LLVMBuildBitCast(L->b, h, LLVMIntTypeInContext(L->c, L->G), "");
+      h[g] = LLVMBuildFCmp(L->b, pred == LLVMIntEQ ? LLVMRealOEQ : LLVMRealUNE, v, lw_splat(L, y),
+                           "");
+  }
+  L->lane_group = was;
+  if (L->avx512 && !(L->ngroups & (L->ngroups - 1)))
+    return LLVMBuildAnd(L->b, join_lane_bits(L, h, L->ngroups), L->mask, "");
+  for (unsigned g = 0; g < L->ngroups; g++) {
+    LLVMValueRef bits = LLVMBuildBitCast(L->b, h[g], LLVMIntTypeInContext(L->c, L->G), "");
     bits = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, bits, i64t(L), ""),
                         lw_const_i64(L, (uint64_t)g * L->G), "");
     lanes = LLVMBuildOr(L->b, lanes, bits, "");
   }
-  L->lane_group = was;
   return LLVMBuildAnd(L->b, lanes, L->mask, "");
 }
 
