@@ -264,6 +264,19 @@ void oracle_select_uniform_join(kio *io) {
   }
 }
 
+void oracle_loop_exit_meets_split(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], r = x;
+    if ((x & 3u) == 3u) {
+      OUT(uint32_t, 1)[i] = x;
+      continue;
+    }
+    if (x & 1u)
+      for (uint32_t k = 0; k < (x >> 2 & 7u); k++) r = r * 3u + k;
+    OUT(uint32_t, 1)[i] = r ^ 0x5bd1e995u;
+  }
+}
+
 void oracle_early_return_in_loop(kio *io) {
   int n = VAL(int32_t, 2);
   for (size_t i = 0; i < N(io); i++) {
