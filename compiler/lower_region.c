@@ -485,10 +485,8 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
  *   - `stack`, when the split's point is R (guard == R): the top entry's lanes that go to R
  *     join the entry below, which waits there, and the top entry becomes one for the others
  *     (policy_stack.c's diverge when R is the top's RPC): weft_stack_leave;
- *   - `mp` under lowest-pc, when the split's point is R and every other split waits past `to`
- *     and past R (guard == R alone does not say that R is the split's point: mp-orec lowers a
- *     split's guard to the PC where a split it could merge with waits, and that split is one
- *     that does not wait past R):
+ *   - `mp` under lowest-pc, when the split's point is R (guard == R: mp-orec, whose guard may
+ *     be below the split's RPC, then says ahead 0) and every other split waits past `to`:
  *     the lanes that go to R arrive at the split's reconvergence entry, whose other lanes are
  *     still pending, and the split with the others takes the first free slot, as the policy's
  *     diverge() leaves it (policy_mp.c). The code saves the values live at R of the lanes that
@@ -509,7 +507,6 @@ static LLVMValueRef leave_applies(lower *L, const split_view *v, leave_kind k, i
       L->b, has_bit(L, v->regions, k == LEAVE_STACK ? WEFT_REGIONS_STACK : WEFT_REGIONS_LOWEST_PC),
       compare_pc(L, LLVMIntEQ, v->guard, r), "");
   if (k == LEAVE_STACK) return ok;
-  ok = LLVMBuildAnd(L->b, ok, compare_pc(L, LLVMIntUGT, v->ahead, r), "");
   return LLVMBuildAnd(L->b, ok, compare_pc(L, LLVMIntUGT, v->ahead, to), "");
 }
 

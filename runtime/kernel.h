@@ -126,7 +126,7 @@ typedef struct weft_warp_ctx {
   policy_counters *counters;
   uint32_t regions; /* the structured branches that run masked: WEFT_REGIONS_* */
   uint32_t ahead;   /* WEFT_REGIONS_LOWEST_PC: the lowest PC of another ready split, or
-                       UINT32_MAX */
+                       UINT32_MAX; 0 when the guard is not the split's RPC (mp-orec) */
   uint32_t steps;
   uint32_t started;
   /* 1 when the launch reports stats or is traced: only then does the code count blocks, lanes

@@ -431,9 +431,12 @@ static void mp_barrier_release(void *st, policy_counters *c) {
 
 /* Under the lowest-pc order a split that branches below every other split runs the branch's
  * sides, and nested ones, in PC order and then goes on at the IPDOM, as the generated code does
- * when the IPDOM is below ahead(). */
+ * when the IPDOM is below ahead(). The code takes the guard for the split's RPC (a loop's lanes
+ * that leave to the guard arrive at the split's entry), which it is not when mp-orec lowered it
+ * to where a split to merge with waits: then ahead() is 0, and no such rule applies. */
 static uint32_t mp_ahead(const void *st) {
   const mp_state *s = st;
+  if (s->orec && orec_guard(s, s->cur) < s->st[s->cur].rpc) return 0;
   uint32_t pc = UINT32_MAX;
   for (uint64_t m = ready_splits(s) & ~(1ull << s->cur); m; m &= m - 1)
     if (s->st[__builtin_ctzll(m)].pc < pc) pc = s->st[__builtin_ctzll(m)].pc;

@@ -174,6 +174,9 @@ static void figure11_orec(void **state) {
      * code gives it back on the way there: C0101 loops back to A inline and returns at A's
      * branch to B. Under mp its guard is its RPC D, and A to B would stay inline. */
     run(&r, 2, 0x5, orec ? 1 : 3);
+    /* the guard below C's RPC is no point of C's own: the code must not take it for one (a
+     * loop's lanes leaving to it would arrive at C's entry, past B), so ahead() is 0 */
+    assert_int_equal(r.ops->ahead(r.st), orec ? 0 : 1);
     jump(&r, 2, 0); /* C0101 back to A */
     expect_state(&r, before);
     run(&r, 0, 0x5, orec ? 1 : 3);
