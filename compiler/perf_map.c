@@ -48,9 +48,10 @@ static void add_fn(perf_map *pm, const char *name, uint64_t size) {
 
 /* A function that the object defines. The C API tells no symbol's type, but LLVM puts only
  * functions in .text (or .text.hot ...); an undefined symbol has no section, and the section's
- * own symbol no size. A local function would be kept too, and then not found by LLJIT, which
- * looks up global symbols only; but after optimisation there is none (the front end inlines the
- * kernel's helpers, and the policy's are always inlined). */
+ * own symbol no size. A local function is kept too, and then not found by LLJIT, which looks up
+ * global symbols only: the front end inlines the kernel's helpers, but a policy's cold path stays
+ * out of line (`arbitrate` of policy_pc.c: policy_code.c), local, in `.text.unlikely.`, which
+ * the JIT places apart from `.text`; perf shows its samples as unnamed JIT addresses. */
 static int defines_fn(LLVMBinaryRef bin, LLVMSymbolIteratorRef sym, LLVMSectionIteratorRef sec) {
   if (!LLVMGetSymbolSize(sym)) return 0;
   LLVMMoveToContainingSection(sec, sym);
