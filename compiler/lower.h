@@ -81,6 +81,7 @@ typedef struct lower {
   /* the instruction being emitted */
   unsigned lane_group; /* the lane group being emitted */
   LLVMValueRef lane_group_mask; /* its <G x i1> mask */
+  int every_group; /* emit every lane group's code, with no test for an active lane (selects) */
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error; /* the first unsupported construct, with its line */
   /* the `stack` policy's steps in the code (lower_step.c) */

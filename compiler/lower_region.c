@@ -405,8 +405,10 @@ static void select_path(lower *L, int x, int until, LLVMValueRef path, LLVMValue
 static void run_selects(lower *L, int b, const edge *e) {
   int r = L->cfg->blocks[b].ipdom;
   LLVMValueRef diverged = both_ways(L, e);
+  L->every_group = 1; /* no test of a group's lanes: its values go where no lane reads them */
   for (int k = 0; k < 2; k++)
     if (e[k].to != r) select_path(L, e[k].to, r, e[k].mask, &diverged);
+  L->every_group = 0;
   LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged));
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
   LLVMBuildStore(

@@ -264,6 +264,15 @@ void oracle_select_uniform_join(kio *io) {
   }
 }
 
+void oracle_select_empty_group(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t x = IN(uint32_t, 0)[i], y = x;
+    if ((i & 63u) < 16u)
+      for (uint32_t k = 0; k < 8u; k++) y = (x + k) & 1u ? y * 3u + k : y ^ y >> 3;
+    OUT(uint32_t, 1)[i] = y;
+  }
+}
+
 void oracle_loop_exit_meets_split(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     uint32_t x = IN(uint32_t, 0)[i], r = x;
