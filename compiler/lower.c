@@ -501,7 +501,8 @@ static void group_begin(lower *L, unsigned g, LLVMBasicBlockRef *cont) {
   L->lane_group = g;
   L->lane_group_mask = lw_group_mask(L, L->mask, g);
   *cont = NULL;
-  if (L->ngroups == 1 || L->every_group) return; /* a block never runs with no active lane */
+  if (L->ngroups == 1) return; /* a block never runs with no active lane */
+  if (L->every_group) return;  /* selects: what an empty group computes, no lane reads */
   LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->c, L->fn, "group");
   *cont = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   LLVMValueRef active = LLVMBuildICmp(L->b, LLVMIntNE, lw_group_bits(L, L->mask, g),
