@@ -14,7 +14,6 @@
 #define ACCESS_FLAGS (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY)
 #define HOST_PTR_FLAGS (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)
 #define HOST_ACCESS_FLAGS (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
-#define SUB_ALIGN 128 /* bytes: CL_DEVICE_MEM_BASE_ADDR_ALIGN */
 
 struct mem_destructor {
   struct mem_destructor *next;
@@ -106,7 +105,8 @@ WCL_API cl_mem clCreateSubBuffer(cl_mem parent, cl_mem_flags flags, cl_buffer_cr
   if (r->size == 0) return *e = CL_INVALID_BUFFER_SIZE, NULL;
   if (r->origin > parent->size || r->size > parent->size - r->origin)
     return *e = CL_INVALID_VALUE, NULL;
-  if (r->origin % SUB_ALIGN) return *e = CL_MISALIGNED_SUB_BUFFER_OFFSET, NULL;
+  if (r->origin % WEFT_BUFFER_ALIGN) /* CL_DEVICE_MEM_BASE_ADDR_ALIGN */
+    return *e = CL_MISALIGNED_SUB_BUFFER_OFFSET, NULL;
   cl_mem m = mem_new(parent->ctx, flags, r->size);
   if (!m) return *e = CL_OUT_OF_HOST_MEMORY, NULL;
   m->data = parent->data + r->origin, m->origin = r->origin, m->parent = parent;

@@ -186,9 +186,7 @@ static int uint_info(cl_device_info name, cl_uint *v) {
   case CL_DEVICE_MAX_READ_IMAGE_ARGS:
   case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
   case CL_DEVICE_MAX_SAMPLERS: *v = 0; return 1;
-  case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
-    *v = 1024;
-    return 1; /* bits: weft's buffers are 128-byte aligned, a long16 */
+  case CL_DEVICE_MEM_BASE_ADDR_ALIGN: *v = 8 * WEFT_BUFFER_ALIGN; return 1; /* bits */
   case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: *v = 128; return 1;
   case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: *v = 64; return 1;
   case CL_DEVICE_MAX_CONSTANT_ARGS: *v = 64; return 1;

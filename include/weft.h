@@ -280,10 +280,12 @@ WEFT_API weft_status weft_kernel_block_lines(const weft_kernel *kernel, unsigned
 
 /* Memory for kernel buffers between inaccessible regions of at least 64 KiB: a kernel that
  * indexes past the end of such a buffer, or below its start, stops the process with SIGSEGV at
- * once instead of overwriting other memory (between the end and the region lie at most 127
- * bytes of padding; below the start, what remains of its first page). 128-byte aligned,
- * zero-filled; NULL when out of memory. Free with the same size. `weft run` puts every buffer
- * argument in one; the runtime puts each worker's __local memory in one of its own. */
+ * once instead of overwriting other memory (between the end and the region lie at most
+ * WEFT_BUFFER_ALIGN - 1 bytes of padding; below the start, what remains of its first page).
+ * WEFT_BUFFER_ALIGN-byte aligned, zero-filled; NULL when out of memory. Free with the same
+ * size. `weft run` puts every buffer argument in one; the runtime puts each worker's __local
+ * memory in one of its own. */
+#define WEFT_BUFFER_ALIGN 128 /* bytes: a long16, OpenCL C's largest type */
 WEFT_API void *weft_buffer_alloc(size_t bytes);
 WEFT_API void weft_buffer_free(void *buffer, size_t bytes);
 

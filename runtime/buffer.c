@@ -1,5 +1,5 @@
 /* Buffers between inaccessible regions. A kernel that runs past the end of one stops with
- * SIGSEGV at its first access beyond (at most 127 bytes of padding lie between), and one that
+ * SIGSEGV at its first access beyond (at most WEFT_BUFFER_ALIGN - 1 bytes of padding lie between), and one that
  * runs below its start (past what padding the first page has) stops the same way: memory from
  * malloc, or the runtime's own state next to __local memory, would be overwritten without a
  * word. Each guard is at least GUARD_MIN bytes of address space, never of memory, so that an
@@ -17,16 +17,18 @@ static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 /* The guard below and above: GUARD_MIN or a page, whichever is larger. */
 static size_t guard_size(size_t page) { return page > GUARD_MIN ? page : GUARD_MIN; }
 
-/* The bytes the buffer takes before its guard: its size rounded up to BUFFER_ALIGN, at least
- * that (so that the buffer begins in its mapping's first page even when it is empty). 128
- * bytes, a long16: OpenCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN must be the largest type's size. */
-#define BUFFER_ALIGN 128u
+/* n rounded up to a multiple of unit (0 when that does not fit: the callers check). */
+static size_t round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
+
+/* The bytes the buffer takes before its guard: its size rounded up to WEFT_BUFFER_ALIGN, at
+ * least that (so that the buffer begins in its mapping's first page even when it is empty).
+ * OpenCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN must be the largest type's size, a long16's. */
 static size_t used_bytes(size_t bytes) {
-  return bytes ? (bytes + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN : BUFFER_ALIGN;
+  return bytes ? round_up(bytes, WEFT_BUFFER_ALIGN) : WEFT_BUFFER_ALIGN;
 }
 
 /* The pages that hold the buffer's data, from its used bytes. */
-static size_t data_bytes(size_t used, size_t page) { return (used + page - 1) / page * page; }
+static size_t data_bytes(size_t used, size_t page) { return round_up(used, page); }
 
 void *weft_buffer_alloc(size_t bytes) {
   size_t page = page_size(), guard = guard_size(page), used = used_bytes(bytes);
