@@ -33,7 +33,9 @@
  * building thread, and the child runs cc1 only and ends with _exit, clang's fatal errors too,
  * which call exit(): the host's atexit handlers and stdio buffers are not the child's to run or
  * flush. A lock that another context's thread holds in LLVM at that moment could still stop the
- * child; the time limit makes that a build error too, not a hang.
+ * child; the time limit makes that a build error too, not a hang. The host's own fork waits
+ * for a load in progress (pthread_atfork), else its child could hang in exit() on the loader's
+ * dlopen lock, as a child forked 26 ms after weft_context_create did.
  *
  * When any of this fails (another clang, a system that forbids fork or memfds), builds run a
  * clang-19 process instead (frontend.c); WEFT_CLANG asks for that process. */
@@ -305,13 +307,18 @@ static void *load_in_background(void *unused) {
   return NULL;
 }
 
-/* At exit, before libLLVM's static destructors: a load in progress ends first, one not begun
- * never begins. A child forked meanwhile has no loader to wait for. (Polled: a condition
- * variable, or pthread_once under ThreadSanitizer, would be left held in such a child.) */
+/* A child forked meanwhile has no loader to wait for. (Polled: a condition variable, or
+ * pthread_once under ThreadSanitizer, would be left held in such a child.) */
 static void wait_for_loader(void) {
-  atomic_store(&leaving, 1);
   while (getpid() == loader_pid && atomic_load(&loading))
     nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
+/* At exit, before libLLVM's static destructors: a load in progress ends first, one not begun
+ * never begins. */
+static void leave(void) {
+  atomic_store(&leaving, 1);
+  wait_for_loader();
 }
 
 static void start_loading(void) {
@@ -319,7 +326,7 @@ static void start_loading(void) {
   loader_pid = getpid();
   atomic_store(&loading, 1);
   if (start_thread(&t, load_in_background, NULL) != 0) atomic_store(&loading, 0);
-  else pthread_detach(t), atexit(wait_for_loader);
+  else pthread_detach(t), atexit(leave), pthread_atfork(wait_for_loader, NULL, NULL);
 }
 
 void cc1_start(void) {

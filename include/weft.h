@@ -206,7 +206,8 @@ typedef struct weft_arg {
   weft_type type; /* VALUE: the type of *value, checked against the parameter */
   size_t size; /* VALUE: bytes at value; buffers: bytes of the buffer */
   const void *value; /* VALUE: the value; GLOBAL/CONSTANT: the buffer, never NULL (a kernel may
-                        read or write any buffer it is given); LOCAL: NULL */
+                        read or write any buffer it is given) and aligned to its elements' size
+                        (WEFT_ERROR_ARGUMENT else); LOCAL: NULL */
 } weft_arg;
 
 WEFT_API weft_status weft_kernel_create(weft_program *program, const char *name, weft_kernel **out);

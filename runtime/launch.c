@@ -169,6 +169,20 @@ static int same_kind(weft_arg_kind param, weft_arg_kind arg) {
   return param == arg || (pbuf && abuf);
 }
 
+/* The kernel's code loads and stores an element at the alignment of its type (a float4 with
+ * an aligned 16-byte instruction), as OpenCL C may: a buffer that is not so aligned would stop
+ * the host with a fault in the middle of the launch. */
+static weft_status check_buffer_alignment(const weft_param *q, unsigned i, const weft_arg *a,
+                                          char *err, size_t errlen) {
+  if (q->kind == WEFT_ARG_LOCAL) return WEFT_SUCCESS;
+  size_t align = q->size < WEFT_BUFFER_ALIGN ? q->size : WEFT_BUFFER_ALIGN;
+  if (align == 0 || (align & (align - 1)) || (uintptr_t)a->value % align == 0) return WEFT_SUCCESS;
+  return rt_error(err, errlen, WEFT_ERROR_ARGUMENT,
+                  "argument %u '%s' (%s): buffer at %p is not %zu-byte aligned, as its elements "
+                  "must be (weft_buffer_alloc and aligned_alloc give such memory)",
+                  i, q->name, q->type_name ? q->type_name : "?", a->value, align);
+}
+
 static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a, char *err,
                              size_t errlen) {
   if (!same_kind(q->kind, a->kind))
@@ -184,7 +198,7 @@ static weft_status check_arg(const weft_param *q, unsigned i, const weft_arg *a,
                     "argument %u '%s': NULL buffer of %zu bytes (the kernel may read or write "
                     "it: pass memory, even for 0 bytes)",
                     i, q->name, a->size);
-  if (q->kind != WEFT_ARG_VALUE) return WEFT_SUCCESS;
+  if (q->kind != WEFT_ARG_VALUE) return check_buffer_alignment(q, i, a, err, errlen);
   if (a->type != q->type || a->size != q->size) {
     char vec[16] = "";
     if (q->vector_width > 1) snprintf(vec, sizeof vec, "x%u", q->vector_width);

@@ -97,6 +97,13 @@ static void fill(const kparam *k, void *p, uint64_t seed) {
   }
 }
 
+/* Aligned as weft_kernel_launch asks of a buffer of the largest type, and at least 8 bytes. */
+static void *buffer_alloc(size_t bytes) {
+  size_t n = bytes < 8 ? 8 : bytes;
+  return aligned_alloc(WEFT_BUFFER_ALIGN,
+                       (n + WEFT_BUFFER_ALIGN - 1) / WEFT_BUFFER_ALIGN * WEFT_BUFFER_ALIGN);
+}
+
 bool kbufs_make(const kcase *c, kbufs *b) {
   memset(b, 0, sizeof *b);
   for (unsigned k = 0; k < c->nparams; k++) {
@@ -104,7 +111,8 @@ bool kbufs_make(const kcase *c, kbufs *b) {
     size_t size = ktype_size(pk->type);
     if (pk->kind == KP_LOCAL) continue;
     b->bytes[k] = pk->kind == KP_VALUE ? size : size * pk->count;
-    if (!(b->p[k] = calloc(1, b->bytes[k] < 8 ? 8 : b->bytes[k]))) return kbufs_free(c, b), false;
+    if (!(b->p[k] = buffer_alloc(b->bytes[k]))) return kbufs_free(c, b), false;
+    memset(b->p[k], 0, b->bytes[k] < 8 ? 8 : b->bytes[k]);
     if (pk->kind == KP_VALUE) store(pk->type, b->p[k], 0, (int64_t)pk->lo, pk->lo);
     else fill(pk, b->p[k], seed_of(c->name, k));
   }
@@ -116,7 +124,7 @@ bool kbufs_copy(const kcase *c, const kbufs *from, kbufs *to) {
   for (unsigned k = 0; k < c->nparams; k++) {
     if (!from->p[k]) continue;
     to->bytes[k] = from->bytes[k];
-    if (!(to->p[k] = malloc(to->bytes[k] < 8 ? 8 : to->bytes[k]))) return kbufs_free(c, to), false;
+    if (!(to->p[k] = buffer_alloc(to->bytes[k]))) return kbufs_free(c, to), false;
     memcpy(to->p[k], from->p[k], to->bytes[k]);
   }
   return true;

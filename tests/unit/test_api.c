@@ -651,6 +651,27 @@ static void printf_prints_each_active_lane(void **state) {
 /* OpenCL's vector conversions print each element, joined by commas, whichever way clang passes
  * the vector (float4 as a vector, int2 as an i64, short3 as a double, int8 in memory); a
  * 3-element vector takes 4 elements' room in a buffer. One warp: the lines come in lane order. */
+/* A buffer less aligned than its elements is refused before any warp runs: the kernel's code
+ * may move an int8 with one aligned 32-byte instruction, which would fault. */
+static void misaligned_buffer_is_refused(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "__kernel void k(__global int8 *v) { v[get_global_id(0)] += 1; }\n";
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "al.cl", src, &p);
+  _Alignas(64) int32_t v[8 * 8 + 4] = {0};
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  weft_arg off = {WEFT_ARG_GLOBAL, WEFT_I32, 8 * 8 * sizeof(int32_t), v + 4};
+  assert_int_equal(weft_kernel_launch(k, &r, 1, &off, NULL), WEFT_ERROR_ARGUMENT);
+  assert_non_null(strstr(weft_last_error(ctx), "argument 0 'v' (int8*): buffer at "));
+  assert_non_null(strstr(weft_last_error(ctx), "is not 32-byte aligned, as its elements must be"));
+  for (int i = 0; i < 8 * 8 + 4; i++) assert_int_equal(v[i], 0); /* nothing ran */
+  weft_arg on = {WEFT_ARG_GLOBAL, WEFT_I32, 8 * 8 * sizeof(int32_t), v};
+  assert_int_equal(weft_kernel_launch(k, &r, 1, &on, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < 8 * 8; i++) assert_int_equal(v[i], 1);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 static void printf_prints_vectors(void **state) {
   weft_context *ctx = *state; /* W 8 */
   const char *src =
@@ -665,9 +686,9 @@ static void printf_prints_vectors(void **state) {
   assert_int_equal(weft_kernel_arg_info(k, 2, &info), WEFT_SUCCESS);
   assert_int_equal(info.size, 8); /* short3 */
   enum { N = 8 };
-  float f[4 * N];
-  int32_t i2[2 * N], i8[8 * N];
-  int16_t s3[4 * N];
+  _Alignas(32) float f[4 * N]; /* each buffer aligned as its elements (float4, int8) */
+  _Alignas(32) int32_t i2[2 * N], i8[8 * N];
+  _Alignas(32) int16_t s3[4 * N];
   for (int i = 0; i < 4 * N; i++) f[i] = (float)i * 0.5f - 3.0f, s3[i] = (int16_t)(i - 9);
   for (int i = 0; i < 2 * N; i++) i2[i] = i * 1000 - 7;
   for (int i = 0; i < 8 * N; i++) i8[i] = i * 3;
@@ -1371,6 +1392,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(typedef_parameters_are_their_types),
       cmocka_unit_test(printf_prints_each_active_lane),
       cmocka_unit_test(printf_prints_vectors),
+      cmocka_unit_test(misaligned_buffer_is_refused),
       cmocka_unit_test(branch_on_a_vote_does_not_split),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(ballot_holds_the_lanes_that_run_together),
