@@ -1,9 +1,9 @@
 /* Buffers between inaccessible regions. A kernel that runs past the end of one stops with
- * SIGSEGV at its first access beyond (at most WEFT_BUFFER_ALIGN - 1 bytes of padding lie between), and one that
- * runs below its start (past what padding the first page has) stops the same way: memory from
- * malloc, or the runtime's own state next to __local memory, would be overwritten without a
- * word. Each guard is at least GUARD_MIN bytes of address space, never of memory, so that an
- * index that jumps a page or two still lands in it. */
+ * SIGSEGV at its first access beyond (at most WEFT_BUFFER_ALIGN - 1 bytes of padding lie
+ * between), and one that runs below its start (past what padding the first page has) stops the
+ * same way: memory from malloc, or the runtime's own state next to __local memory, would be
+ * overwritten without a word. Each guard is at least GUARD_MIN bytes of address space, never of
+ * memory, so that an index that jumps a page or two still lands in it. */
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
