@@ -62,12 +62,40 @@ static weft_status diagnosed(char *why, const char *what, char **err) {
   return WEFT_ERROR_JIT;
 }
 
+/* WEFT_ISA=avx2: code for a host without AVX-512 even on one with it, to compare the two or
+ * to test the AVX2 path anywhere; unset or "native": for the host as it is. Read once. */
+static int avx2_only;
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static void read_isa(void) {
+  const char *isa = getenv("WEFT_ISA");
+  if (!isa || !*isa || !strcmp(isa, "native")) return;
+  if (!strcmp(isa, "avx2")) avx2_only = 1;
+  else fprintf(stderr, "weft: WEFT_ISA=%s: not native or avx2; using native\n", isa);
+}
+
 int jit_host_has_avx512(void) {
   pthread_once(&init_once, init_native);
+  pthread_once(&isa_once, read_isa);
   char *f = LLVMGetHostCPUFeatures();
-  int yes = strstr(f, "+avx512f") != NULL;
+  int yes = strstr(f, "+avx512f") != NULL && !avx2_only;
   LLVMDisposeMessage(f);
   return yes;
+}
+
+/* The host's features, less AVX-512 under WEFT_ISA=avx2; without AVX-512, "+fast-gather" too:
+ * LLVM otherwise expands each masked gather into a branch per lane (it calls only Intel's
+ * gathers since Skylake fast), and a warp gathers wherever its lanes' addresses are not
+ * consecutive: a bitonic sort step, hash probes, BFS. */
+static char *host_features(void) {
+  pthread_once(&isa_once, read_isa);
+  char *f = LLVMGetHostCPUFeatures(), *more = NULL;
+  int avx512 = strstr(f, "+avx512f") != NULL;
+  if (!strstr(f, "+avx2") || (avx512 && !avx2_only)) return f;
+  if (asprintf(&more, "%s%s,+fast-gather", f, avx512 ? ",-avx512f" : "") < 0) return f;
+  LLVMDisposeMessage(f);
+  f = LLVMCreateMessage(more);
+  free(more);
+  return f;
 }
 
 static weft_status add_generators(weft_jit *j, char **err) {
@@ -89,7 +117,7 @@ weft_status jit_create(weft_jit **out, char **err) {
   if (!j) return WEFT_ERROR_OUT_OF_MEMORY;
   j->triple = LLVMGetDefaultTargetTriple();
   j->cpu = LLVMGetHostCPUName();
-  j->features = LLVMGetHostCPUFeatures();
+  j->features = host_features();
   char *msg = NULL;
   if (LLVMGetTargetFromTriple(j->triple, &j->target, &msg)) {
     if (asprintf(err, "weft: no code generator for %s: %s", j->triple, msg) < 0) *err = NULL;

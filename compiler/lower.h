@@ -55,6 +55,7 @@ typedef struct lower {
    * ctx->guard (a jump to a PC below it may stay inline). They change only where the code takes
    * a policy step itself (lower_step.c). */
   LLVMValueRef mask_var, guard_var;
+  LLVMValueRef scatter_sink; /* alloca: where an inactive lane's store goes, without AVX-512 */
   LLVMValueRef call_lanes; /* i64: the lanes the call (or the chain's warp) started with */
   LLVMBasicBlockRef entry; /* the part's entry block: what every warp shares */
   LLVMBasicBlockRef start; /* where each warp of a chain starts */

@@ -351,6 +351,28 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
                       (LLVMValueRef[]){ps, align, m, LLVMGetPoison(vt)}, 4);
 }
 
+/* Without AVX-512, x86 has no scatter, and LLVM expands one into a branch per lane, which
+ * mispredicts on a divergent warp (a third of a bitonic sort step's time). Here each lane
+ * stores, without a branch: an inactive lane's store goes to the part's scatter sink. Lanes
+ * store in order, so where two share an address the higher one's value stays, as in a scatter. */
+static void scatter_by_lane(lower *L, LLVMValueRef v, LLVMValueRef ps, LLVMValueRef m,
+                            LLVMValueRef align) {
+  LLVMTypeRef pt = LLVMGetElementType(LLVMTypeOf(ps)), i32 = LLVMInt32TypeInContext(L->c);
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(ps));
+  LLVMValueRef sink = LLVMBuildAddrSpaceCast(L->b, L->scatter_sink, pt, "");
+  LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(pt, 1)), sink,
+                                            lw_const_i32(L, 0), "");
+  LLVMValueRef sinks = LLVMBuildShuffleVector(L->b, one, LLVMGetPoison(LLVMTypeOf(one)),
+                                              LLVMConstNull(LLVMVectorType(i32, n)), "");
+  ps = LLVMBuildSelect(L->b, m, ps, sinks, "");
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef at = lw_const_i32(L, i);
+    LLVMValueRef st = LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, v, at, ""),
+                                     LLVMBuildExtractElement(L->b, ps, at, ""));
+    LLVMSetAlignment(st, (unsigned)LLVMConstIntGetZExtValue(align));
+  }
+}
+
 static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mode) {
   LLVMValueRef val = LLVMGetOperand(st, 0);
   LLVMTypeRef t = LLVMTypeOf(val), vt = lw_vtype(L, t);
@@ -371,8 +393,10 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   else
     ps = element_ptrs(L, gather_address(L, LLVMGetOperand(st, 1), mode), k,
                       LLVMABISizeOfType(L->td, lw_elem_type(t)));
-  lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
-               (LLVMValueRef[]){v, ps, align, m}, 4);
+  if (L->scatter_sink) scatter_by_lane(L, v, ps, m, align);
+  else
+    lw_intrinsic(L, "llvm.masked.scatter", (LLVMTypeRef[]){vt, LLVMTypeOf(ps)}, 2,
+                 (LLVMValueRef[]){v, ps, align, m}, 4);
   return NULL;
 }
 
