@@ -244,7 +244,7 @@ static LLVMValueRef narrow_gather(lower *L, LLVMValueRef ps, LLVMValueRef m, LLV
 /* A gather's addresses as one uniform base and 32-bit indices: x86 gathers 16 of those in one
  * instruction, where 64-bit addresses take two and the arithmetic to make them (most of a hash
  * probe's or a graph walk's time). An address base + ext(i32 x) × size qualifies, ext a sext or
- * a zext (an `and` with 2^32 - 1 is one). Only for a varying address: a lane-affine one's gather
+ * a zext (an `and` with a constant below 2^32 is one). Only for a varying address: a lane-affine one's gather
  * path reads its address as gather_address does, so that the packed path keeps no vector. */
 typedef struct base_index {
   LLVMValueRef base, x; /* a scalar pointer; <G x i32> */
@@ -259,11 +259,27 @@ static int operands_here(LLVMValueRef v, LLVMBasicBlockRef at) {
   return !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) == at;
 }
 
+/* addr's element type and index when it is p[i] (a GEP p, i) or a[i] of an array, a __local
+ * one above all (a GEP a, 0, i); NULL otherwise. */
+static LLVMTypeRef indexed_element(LLVMValueRef addr, LLVMValueRef *index) {
+  if (!LLVMIsAGetElementPtrInst(addr)) return NULL;
+  LLVMTypeRef t = LLVMGetGEPSourceElementType(addr);
+  unsigned n = LLVMGetNumOperands(addr);
+  *index = LLVMGetOperand(addr, n - 1);
+  if (n == 2) return t;
+  LLVMValueRef first = LLVMGetOperand(addr, 1);
+  int array_element = n == 3 && LLVMGetTypeKind(t) == LLVMArrayTypeKind &&
+                      LLVMIsAConstantInt(first) && LLVMConstIntGetZExtValue(first) == 0;
+  return array_element ? LLVMGetElementType(t) : NULL;
+}
+
 static int base_index_of(lower *L, LLVMValueRef access, LLVMValueRef addr, base_index *bi) {
-  if (!LLVMIsAGetElementPtrInst(addr) || LLVMGetNumOperands(addr) != 2) return 0;
-  LLVMValueRef base = LLVMGetOperand(addr, 0), o = LLVMGetOperand(addr, 1);
+  LLVMValueRef o;
+  LLVMTypeRef element = indexed_element(addr, &o);
+  if (!element) return 0;
+  LLVMValueRef base = LLVMGetOperand(addr, 0);
   LLVMBasicBlockRef at = LLVMGetInstructionParent(access);
-  size_t size = LLVMABISizeOfType(L->td, LLVMGetGEPSourceElementType(addr));
+  size_t size = LLVMABISizeOfType(L->td, element);
   if (divergence_of(L->dv, base).shape != UNIFORM || size > 8 || (size & (size - 1)) ||
       !operands_here(addr, at) || !operands_here(o, at))
     return 0;
@@ -271,11 +287,15 @@ static int base_index_of(lower *L, LLVMValueRef access, LLVMValueRef addr, base_
   LLVMOpcode op = LLVMIsAInstruction(o) ? LLVMGetInstructionOpcode(o) : LLVMRet;
   LLVMValueRef from = op == LLVMRet ? NULL : LLVMGetOperand(o, 0);
   int ext = (op == LLVMZExt || op == LLVMSExt) && LLVMTypeOf(from) == i32;
-  int low32 = op == LLVMAnd && LLVMTypeOf(o) == i64 && LLVMIsAConstantInt(LLVMGetOperand(o, 1)) &&
-              LLVMConstIntGetZExtValue(LLVMGetOperand(o, 1)) == 0xffffffffu;
+  /* an `and` with a constant below 2^32, (l + 1) & 255 say, is a zext of its low half */
+  uint64_t bits = op == LLVMAnd && LLVMTypeOf(o) == i64 && LLVMIsAConstantInt(LLVMGetOperand(o, 1))
+                      ? LLVMConstIntGetZExtValue(LLVMGetOperand(o, 1))
+                      : UINT64_MAX;
+  int low32 = bits <= 0xffffffffu;
   if (!ext && !low32 && LLVMTypeOf(o) != i32) return 0;
   LLVMValueRef x = ext     ? lw_vector_of(L, from)
-                   : low32 ? LLVMBuildTrunc(L->b, lw_vector_of(L, from), lw_vtype(L, i32), "")
+                   : low32 ? LLVMBuildTrunc(L->b, lw_vector_of(L, bits == 0xffffffffu ? from : o),
+                                            lw_vtype(L, i32), "")
                            : lw_vector_of(L, o);
   *bi = (base_index){lw_scalar_of(L, base), x, op == LLVMZExt || low32, size};
   return 1;

@@ -147,10 +147,11 @@ static size_t frame_alloc(lower *L, size_t bytes) {
 }
 
 /* A pure function of the lane and the work-group: an id or size builtin, or integer arithmetic
- * on those, constants and kernel arguments. Such a value is computed again where a warp resumes
- * instead of being kept in the frame: ids are live almost everywhere, and saving them was most
- * of what the exits wrote. Its operands' slots exist already: a definition's block comes before
- * its uses' in PC order. */
+ * or an address on those, constants, kernel arguments and __local arrays. Such a value is
+ * computed again where a warp resumes instead of being kept in the frame: ids are live almost
+ * everywhere, and saving them was most of what the exits wrote; an address, `&t[lid]` that a
+ * loop hoists above a barrier say, is two vectors per lane group without AVX-512. Its operands'
+ * slots exist already: a definition's block comes before its uses' in PC order. */
 static int rematerializable(lower *L, LLVMValueRef inst) {
   unsigned n = (unsigned)LLVMGetNumOperands(inst);
   if (LLVMIsACallInst(inst)) {
@@ -170,14 +171,16 @@ static int rematerializable(lower *L, LLVMValueRef inst) {
     case LLVMXor:
     case LLVMTrunc:
     case LLVMZExt:
-    case LLVMSExt: break;
+    case LLVMSExt:
+    case LLVMGetElementPtr: break;
     default: return 0;
     }
   }
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef o = LLVMGetOperand(inst, i);
     slot *s = lw_slot(L, o);
-    if (!(s ? s->remat : LLVMIsAConstantInt(o) || LLVMIsAArgument(o))) return 0;
+    if (!(s ? s->remat : LLVMIsAConstantInt(o) || LLVMIsAArgument(o) || LLVMIsAGlobalVariable(o)))
+      return 0;
   }
   return 1;
 }
