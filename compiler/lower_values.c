@@ -57,9 +57,45 @@ LLVMValueRef lw_group_bits(lower *L, LLVMValueRef mask64, unsigned g) {
   return LLVMBuildTrunc(L->b, sh, LLVMIntTypeInContext(L->c, L->G), "");
 }
 
+/* The module's table of lane masks without AVX-512, G <= 8: entry b is <G x i32> with lane l
+ * all ones where bit l of b is set. */
+static LLVMValueRef mask_table(lower *L) {
+  static const char name[] = "weft.lane_masks";
+  LLVMValueRef t = LLVMGetNamedGlobal(L->m, name);
+  if (t) return t;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), vt = LLVMVectorType(i32, L->G);
+  unsigned n = 1u << L->G;
+  LLVMValueRef *rows = ARENA_NEW(L->arena, LLVMValueRef, n), lanes[8];
+  for (unsigned b = 0; b < n; b++) {
+    for (unsigned l = 0; l < L->G; l++) lanes[l] = LLVMConstInt(i32, b >> l & 1 ? ~0ull : 0, 1);
+    rows[b] = LLVMConstVector(lanes, L->G);
+  }
+  LLVMValueRef init = LLVMConstArray2(vt, rows, n);
+  t = LLVMAddGlobal(L->m, LLVMTypeOf(init), name);
+  LLVMSetInitializer(t, init);
+  LLVMSetGlobalConstant(t, 1);
+  LLVMSetLinkage(t, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(t, LLVMGlobalUnnamedAddr);
+  LLVMSetAlignment(t, 64);
+  return t;
+}
+
+/* Group g's lanes of the warp's mask, as <G x i1>. With AVX-512 the bits are the mask register.
+ * Without, a vector mask made of bits costs a move, a broadcast, an and and a compare, a block
+ * and a blended phi needs one per group, and a divergent loop spent most of its time so: the
+ * table gives one with a load. */
 LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g) {
   LLVMTypeRef vt = LLVMVectorType(LLVMInt1TypeInContext(L->c), L->G);
-  return LLVMBuildBitCast(L->b, lw_group_bits(L, mask64, g), vt, "");
+  LLVMValueRef bits = lw_group_bits(L, mask64, g);
+  if (L->avx512 || L->G > 8 || LLVMIsAConstant(bits)) return LLVMBuildBitCast(L->b, bits, vt, "");
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), rows = LLVMVectorType(i32, L->G),
+              table = LLVMArrayType2(rows, 1ull << L->G);
+  LLVMValueRef at[2] = {lw_const_i64(L, 0),
+                        LLVMBuildZExt(L->b, bits, LLVMInt64TypeInContext(L->c), "")};
+  LLVMValueRef row = LLVMBuildLoad2(
+      L->b, rows, LLVMBuildInBoundsGEP2(L->b, table, mask_table(L), at, 2, ""), "");
+  LLVMSetAlignment(row, 4 * L->G);
+  return LLVMBuildICmp(L->b, LLVMIntSLT, row, LLVMConstNull(rows), "");
 }
 
 LLVMValueRef lw_iota(lower *L, LLVMTypeRef elem, unsigned first) {
