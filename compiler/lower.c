@@ -64,10 +64,7 @@ static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
   }
 }
 
-LLVMValueRef lw_counting(lower *L) {
-  LLVMValueRef on = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counting), i32t(L));
-  return LLVMBuildICmp(L->b, LLVMIntNE, on, lw_const_i32(L, 0), "");
-}
+LLVMValueRef lw_counting(lower *L) { return L->counting; }
 
 LLVMBasicBlockRef lw_counting_begin(lower *L) {
   LLVMBasicBlockRef count = LLVMAppendBasicBlockInContext(L->c, L->fn, "count"),

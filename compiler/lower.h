@@ -56,6 +56,8 @@ typedef struct lower {
    * a policy step itself (lower_step.c). */
   LLVMValueRef mask_var, guard_var;
   LLVMValueRef scatter_sink; /* alloca: where an inactive lane's store goes, without AVX-512 */
+  LLVMValueRef regions, ahead; /* i32: the warp's ctx->regions and ctx->ahead, read at start */
+  LLVMValueRef counting;       /* i1: ctx->counting, read at start */
   LLVMValueRef call_lanes; /* i64: the lanes the call (or the chain's warp) started with */
   LLVMBasicBlockRef entry; /* the part's entry block: what every warp shares */
   LLVMBasicBlockRef start; /* where each warp of a chain starts */

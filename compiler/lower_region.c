@@ -446,9 +446,7 @@ typedef struct split_view {
 
 static split_view view_split(lower *L) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
-  return (split_view){lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32),
-                      LLVMBuildLoad2(L->b, i32, L->guard_var, ""),
-                      lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32)};
+  return (split_view){L->regions, LLVMBuildLoad2(L->b, i32, L->guard_var, ""), L->ahead};
 }
 
 /* i1: x (a view's guard or ahead) compares with block pc as pred says. */

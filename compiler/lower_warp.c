@@ -93,6 +93,13 @@ static void build_warp_start(lower *L) {
   LLVMBuildStore(L->b, L->mask, L->mask_var);
   L->call_lanes = L->mask;
   LLVMBuildStore(L->b, lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), i32), L->guard_var);
+  /* what the call's branches ask of ctx, read once: the code stores to memory the compiler
+   * cannot tell apart from ctx, and a loop read these at every divergent branch */
+  L->regions = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, regions), i32);
+  L->ahead = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, ahead), i32);
+  L->counting = LLVMBuildICmp(L->b, LLVMIntNE,
+                              lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, counting), i32),
+                              lw_const_i32(L, 0), "");
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
   LLVMBuildStore(L->b, lw_const_i32(L, 0), L->event);
 }
