@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -92,8 +93,9 @@ static void *helper_main(void *arg) {
 weft_status pool_create(unsigned threads, weft_pool **out) {
   *out = NULL;
   if (threads == 0) return WEFT_ERROR_INVALID_VALUE;
-  weft_pool *p = calloc(1, sizeof *p);
+  weft_pool *p = aligned_alloc(RT_CACHE_LINE, sizeof *p); /* its counters' lines are its own */
   if (!p) return WEFT_ERROR_OUT_OF_MEMORY;
+  memset(p, 0, sizeof *p);
   p->nworkers = threads;
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->wake, NULL);

@@ -212,7 +212,10 @@ void trace_step(trace_run *t, const struct launch_plan *p, unsigned warp, const 
 /* --- scheduler.c: one work-group on the calling worker --- */
 /* Everything a work-group needs; built by launch.c, read-only while the launch runs. */
 typedef struct launch_plan {
-  const weft_compiled_kernel *k;
+  /* Every worker reads the plan, on the launching thread's stack, while that thread (a worker
+   * too) pushes its calls' frames just below it: on cache lines of its own, no write to the
+   * stack takes a line away from the other workers' reads. */
+  _Alignas(RT_CACHE_LINE) const weft_compiled_kernel *k;
   const weft_policy_ops *policy;
   policy_config cfg; /* handed to policy->init */
   const void *args; /* the argument block */
