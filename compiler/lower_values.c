@@ -249,15 +249,20 @@ void lw_make_slots(lower *L) {
   }
 }
 
+/* In the kernel's order, not the slot map's, which follows the values' addresses: the same
+ * kernel then lowers to the same module in every process (the code LLVM makes of it differed
+ * in size from one run to the next). */
 void lw_make_allocas(lower *L) {
-  for (unsigned i = 0; i < L->slots.cap; i++) {
-    slot *s = L->slots.vals[i];
-    if (!L->slots.keys[i]) continue;
-    if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
-    else
-      for (unsigned g = 0; g < L->ngroups; g++)
-        s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
-  }
+  for (int pc = 0; pc < L->cfg->nblocks; pc++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(L->cfg->blocks[pc].bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      slot *s = lw_slot(L, i);
+      if (!s) continue;
+      if (s->shape == UNIFORM) s->u = LLVMBuildAlloca(L->b, s->type, "");
+      else
+        for (unsigned g = 0; g < L->ngroups; g++)
+          s->v[g] = LLVMBuildAlloca(L->b, lw_vtype(L, s->type), "");
+    }
 }
 
 /* A constant expression rebuilt in the warp function, so that the kernel's __local globals in

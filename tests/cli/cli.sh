@@ -269,6 +269,21 @@ test_run_div_no_guard() {
     fail "a vector division by a computed divisor"
 }
 
+# ---- the same kernel lowers to the same module in every process (the slots' allocas once
+# came in the order of a map keyed by addresses, which ASLR changes from run to run) ----
+
+test_lowering_is_deterministic() {
+  for i in 1 2 3; do
+    WEFT_DEBUG=optimized weft run "$samples/mandelbrot.cl"
+    expect_status 0
+    awk '/^; ---- weft: module optimized/ { on = 1 } /^kernel  / { on = 0 } on' "$out" \
+      >"$dir/module$i"
+  done
+  grep -q 'define' "$dir/module1" || fail "no module printed"
+  cmp -s "$dir/module1" "$dir/module2" && cmp -s "$dir/module1" "$dir/module3" ||
+    { diff "$dir/module1" "$dir/module2" | head -20 >"$out"; fail "the runs' modules differ"; }
+}
+
 # ---- outputs: a file is replaced whole; a link, a device or stdout is written through, never
 # replaced (as root, `-o /dev/stdout` once replaced the machine's /dev/stdout) ----
 
