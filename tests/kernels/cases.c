@@ -97,12 +97,11 @@ static void fill(const kparam *k, void *p, uint64_t seed) {
   }
 }
 
-/* Aligned as weft_kernel_launch asks of a buffer of the largest type, and at least 8 bytes. */
-static void *buffer_alloc(size_t bytes) {
-  size_t n = bytes < 8 ? 8 : bytes;
-  return aligned_alloc(WEFT_BUFFER_ALIGN,
-                       (n + WEFT_BUFFER_ALIGN - 1) / WEFT_BUFFER_ALIGN * WEFT_BUFFER_ALIGN);
-}
+/* At least 8 bytes, from weft_buffer_alloc: aligned for the largest type, and ending at a guard
+ * page, so that a store past a buffer faults (a launch's memory fault) instead of landing in
+ * the next buffer, where no oracle would look. */
+static size_t buffer_bytes(size_t bytes) { return bytes < 8 ? 8 : bytes; }
+static void *buffer_alloc(size_t bytes) { return weft_buffer_alloc(buffer_bytes(bytes)); }
 
 bool kbufs_make(const kcase *c, kbufs *b) {
   memset(b, 0, sizeof *b);
@@ -112,7 +111,7 @@ bool kbufs_make(const kcase *c, kbufs *b) {
     if (pk->kind == KP_LOCAL) continue;
     b->bytes[k] = pk->kind == KP_VALUE ? size : size * pk->count;
     if (!(b->p[k] = buffer_alloc(b->bytes[k]))) return kbufs_free(c, b), false;
-    memset(b->p[k], 0, b->bytes[k] < 8 ? 8 : b->bytes[k]);
+    memset(b->p[k], 0, buffer_bytes(b->bytes[k]));
     if (pk->kind == KP_VALUE) store(pk->type, b->p[k], 0, (int64_t)pk->lo, pk->lo);
     else fill(pk, b->p[k], seed_of(c->name, k));
   }
@@ -131,7 +130,8 @@ bool kbufs_copy(const kcase *c, const kbufs *from, kbufs *to) {
 }
 
 void kbufs_free(const kcase *c, kbufs *b) {
-  for (unsigned k = 0; k < c->nparams; k++) free(b->p[k]), b->p[k] = NULL;
+  for (unsigned k = 0; k < c->nparams; k++)
+    if (b->p[k]) weft_buffer_free(b->p[k], buffer_bytes(b->bytes[k])), b->p[k] = NULL;
 }
 
 void kcase_expect(const kcase *c, kbufs *want, unsigned warp) {
