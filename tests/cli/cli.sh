@@ -269,6 +269,17 @@ test_run_div_no_guard() {
     fail "a vector division by a computed divisor"
 }
 
+# ---- WEFT_ISA=avx2: the code for a host without AVX-512, on any host (G 8 by default) ----
+
+test_isa_avx2() {
+  WEFT_ISA=avx2 weft run "$samples/mandelbrot.cl"
+  expect_status 0
+  expect_line '^kernel +mandelbrot \(policy stack, W 32, G 8, '
+  WEFT_ISA=avx1024 weft run "$vadd"
+  expect_status 0
+  expect_line '^weft: WEFT_ISA=avx1024: not native or avx2; using native$'
+}
+
 # ---- the same kernel lowers to the same module in every process (the slots' allocas once
 # came in the order of a map keyed by addresses, which ASLR changes from run to run) ----
 
