@@ -36,7 +36,7 @@
 
 #include "compiler.h"
 
-#define ENTRY_MAGIC "weftc\0\0\2" /* the format's version in the last byte */
+#define ENTRY_MAGIC "weftc\0\0\3" /* the format's version in the last byte */
 #define ENTRY_HEAD 24             /* magic, payload size, checksum */
 #define MAX_KERNELS 4096
 #define MAX_BLOCKS (1u << 24)
@@ -218,7 +218,7 @@ static void put_kernel(out_buf *b, const weft_compiled_kernel *k) {
     const weft_param *p = &k->params[i];
     put_str(b, p->name), put_str(b, p->type_name);
     put_u64(b, p->kind), put_u64(b, p->type), put_u64(b, p->vector_width);
-    put_u64(b, p->size), put_u64(b, p->offset), put_u64(b, p->qualifiers);
+    put_u64(b, p->size), put_u64(b, p->offset), put_u64(b, p->qualifiers), put_u64(b, p->align);
   }
 }
 
@@ -334,6 +334,7 @@ static void take_kernel(in_buf *b, weft_compiled_kernel *k) {
     p->type = (weft_type)take_count(b, WEFT_OTHER);
     p->vector_width = take_count(b, 16);
     p->size = take_u64(b), p->offset = take_u64(b), p->qualifiers = take_count(b, 7);
+    p->align = take_count(b, WEFT_BUFFER_ALIGN);
     if (!p->name || !p->type_name || p->offset + p->size > k->args_size) b->bad = 1;
   }
 }

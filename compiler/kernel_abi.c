@@ -123,6 +123,15 @@ static unsigned type_qualifiers(LLVMValueRef fn, unsigned i) {
   return bits;
 }
 
+/* What the code may assume of pointer parameter i's address: clang's `align` on it (16 for a
+ * struct with a float4, typedef or not); 1 without. At most what weft_buffer_alloc gives. */
+static size_t param_align(LLVMValueRef fn, unsigned i) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, i + 1, kind);
+  uint64_t align = a ? LLVMGetEnumAttributeValue(a) : 1;
+  return align < WEFT_BUFFER_ALIGN ? (size_t)align : WEFT_BUFFER_ALIGN;
+}
+
 /* Fills the parameter table and lays out the argument block. */
 static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_compiled_kernel *k,
                                    char **err) {
@@ -139,6 +148,7 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
     p->qualifiers = type_qualifiers(fn, i);
     char *base = md_string(fn, "kernel_arg_base_type", i); /* a typedef resolved */
     p->type = parse_type_name(strcmp(base, "?") ? base : p->type_name, &p->vector_width);
+    p->align = p->kind == WEFT_ARG_VALUE ? 0 : param_align(fn, i);
     free(base);
     if (p->type_name && is_image_type(p->type_name)) {
       char at[300];
@@ -169,7 +179,9 @@ static weft_status describe_params(LLVMValueRef fn, LLVMTargetDataRef td, weft_c
       }
     } else {
       size_t elem = p->type == WEFT_OTHER ? 1 : weft_type_size(p->type); /* struct*: bytes */
-      p->size = elem * (p->vector_width == 3 ? 4 : p->vector_width);      /* short3: 8 */
+      p->size = elem * (p->vector_width == 3 ? 4 : p->vector_width); /* short3: 8 */
+      if (p->type != WEFT_OTHER && p->align < p->size) /* an element's own alignment */
+        p->align = p->size < WEFT_BUFFER_ALIGN ? p->size : WEFT_BUFFER_ALIGN;
     }
     size_t slot = by_struct ? p->size : p->kind == WEFT_ARG_VALUE ? LLVMABISizeOfType(td, t) : 8;
     size_t align = slot >= 64 ? 64 : slot >= 32 ? 32 : slot >= 16 ? 16 : 8;

@@ -177,6 +177,8 @@ typedef struct weft_param {
   size_t size; /* VALUE: bytes of the value; buffers: bytes of one element */
   size_t offset; /* slot in the argument block */
   unsigned qualifiers; /* WEFT_QUALIFIER_* (weft.h) */
+  size_t align; /* buffers: what the code may assume of the buffer's address, its elements'
+                   alignment (a struct's from the module; 1 when not known) */
 } weft_param;
 
 /* A compiled kernel as the runtime sees it. Owned by the compiler's kernel object. */

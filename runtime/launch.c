@@ -174,9 +174,10 @@ static int same_kind(weft_arg_kind param, weft_arg_kind arg) {
  * the host with a fault in the middle of the launch. */
 static weft_status check_buffer_alignment(const weft_param *q, unsigned i, const weft_arg *a,
                                           char *err, size_t errlen) {
-  if (q->kind == WEFT_ARG_LOCAL) return WEFT_SUCCESS;
-  size_t align = q->size < WEFT_BUFFER_ALIGN ? q->size : WEFT_BUFFER_ALIGN;
-  if (align == 0 || (align & (align - 1)) || (uintptr_t)a->value % align == 0) return WEFT_SUCCESS;
+  size_t align = q->align;
+  if (q->kind == WEFT_ARG_LOCAL || align <= 1 || (align & (align - 1)) ||
+      (uintptr_t)a->value % align == 0)
+    return WEFT_SUCCESS;
   return rt_error(err, errlen, WEFT_ERROR_ARGUMENT,
                   "argument %u '%s' (%s): buffer at %p is not %zu-byte aligned, as its elements "
                   "must be (weft_buffer_alloc and aligned_alloc give such memory)",

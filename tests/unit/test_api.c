@@ -672,6 +672,27 @@ static void misaligned_buffer_is_refused(void **state) {
   weft_program_release(p);
 }
 
+/* A buffer of structs is aligned as the struct is (16 bytes, for its float4), which the
+ * parameter's type name alone does not say. */
+static void misaligned_struct_buffer_is_refused(void **state) {
+  weft_context *ctx = *state;
+  const char *src = "typedef struct { float4 p; float w; } item;\n"
+                    "__kernel void k(__global item *it) { it[get_global_id(0)].p.x += 1.0f; }\n";
+  weft_program *p;
+  weft_kernel *k = first_kernel(ctx, "st.cl", src, &p);
+  _Alignas(64) float v[8 * 8 + 4] = {0}; /* 8 items of 32 bytes */
+  weft_ndrange r = {1, {8, 1, 1}, {8, 1, 1}};
+  weft_arg off = {WEFT_ARG_GLOBAL, WEFT_U8, 8 * 32, v + 1};
+  assert_int_equal(weft_kernel_launch(k, &r, 1, &off, NULL), WEFT_ERROR_ARGUMENT);
+  assert_non_null(strstr(weft_last_error(ctx), "is not 16-byte aligned, as its elements must be"));
+  for (int i = 0; i < 8 * 8 + 4; i++) assert_true(v[i] == 0.0f); /* nothing ran */
+  weft_arg at16 = {WEFT_ARG_GLOBAL, WEFT_U8, 8 * 32, v + 4};
+  assert_int_equal(weft_kernel_launch(k, &r, 1, &at16, NULL), WEFT_SUCCESS);
+  for (int i = 0; i < 8; i++) assert_true(v[4 + 8 * i] == 1.0f);
+  weft_kernel_release(k);
+  weft_program_release(p);
+}
+
 static void printf_prints_vectors(void **state) {
   weft_context *ctx = *state; /* W 8 */
   const char *src =
@@ -1393,6 +1414,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(printf_prints_each_active_lane),
       cmocka_unit_test(printf_prints_vectors),
       cmocka_unit_test(misaligned_buffer_is_refused),
+      cmocka_unit_test(misaligned_struct_buffer_is_refused),
       cmocka_unit_test(branch_on_a_vote_does_not_split),
       cmocka_unit_test(unsupported_construct_names_line),
       cmocka_unit_test(ballot_holds_the_lanes_that_run_together),

@@ -74,9 +74,9 @@ static inline uint64_t fake_lanes_where(const weft_warp_ctx *c,
   return m;
 }
 
-#define FAKE_PARAM_GLOBAL(nm, tn, off) {nm, tn, WEFT_ARG_GLOBAL, WEFT_I32, 1, 4, off, 0}
-#define FAKE_PARAM_I32(nm, off) {nm, "int", WEFT_ARG_VALUE, WEFT_I32, 1, 4, off, 0}
-#define FAKE_PARAM_LOCAL(nm, off) {nm, "int*", WEFT_ARG_LOCAL, WEFT_I32, 1, 4, off, 0}
+#define FAKE_PARAM_GLOBAL(nm, tn, off) {nm, tn, WEFT_ARG_GLOBAL, WEFT_I32, 1, 4, off, 0, 4}
+#define FAKE_PARAM_I32(nm, off) {nm, "int", WEFT_ARG_VALUE, WEFT_I32, 1, 4, off, 0, 0}
+#define FAKE_PARAM_LOCAL(nm, off) {nm, "int*", WEFT_ARG_LOCAL, WEFT_I32, 1, 4, off, 0, 0}
 
 /* ---- ifelse(global int *out, int n): A: if (lid even) B: out = 2*gid; else C: out = 3*gid;
  *      D: if (gid < n) out += 1000 ---- */

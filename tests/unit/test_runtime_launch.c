@@ -388,7 +388,7 @@ static uint32_t all_run(weft_warp_ctx *c) {
   return c->event;
 }
 
-#define P(nm, t, sz, off) {nm, #t, WEFT_ARG_VALUE, t, 1, sz, offsetof(all_args, off), 0}
+#define P(nm, t, sz, off) {nm, #t, WEFT_ARG_VALUE, t, 1, sz, offsetof(all_args, off), 0, 0}
 static const weft_param all_params[] = {
     P("a", WEFT_I8, 1, a),
     P("b", WEFT_U8, 1, b),
@@ -400,9 +400,9 @@ static const weft_param all_params[] = {
     P("h", WEFT_U64, 8, h),
     P("i", WEFT_F32, 4, i),
     P("j", WEFT_F64, 8, j),
-    {"v", "float4", WEFT_ARG_VALUE, WEFT_F32, 4, 16, offsetof(all_args, v), 0},
-    {"out", "void*", WEFT_ARG_GLOBAL, WEFT_U8, 1, 1, offsetof(all_args, out), 0},
-    {"loc", "int*", WEFT_ARG_LOCAL, WEFT_I32, 1, 4, offsetof(all_args, loc), 0},
+    {"v", "float4", WEFT_ARG_VALUE, WEFT_F32, 4, 16, offsetof(all_args, v), 0, 0},
+    {"out", "void*", WEFT_ARG_GLOBAL, WEFT_U8, 1, 1, offsetof(all_args, out), 0, 1},
+    {"loc", "int*", WEFT_ARG_LOCAL, WEFT_I32, 1, 4, offsetof(all_args, loc), 0, 0},
 };
 #undef P
 
