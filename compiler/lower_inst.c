@@ -244,8 +244,9 @@ static LLVMValueRef narrow_gather(lower *L, LLVMValueRef ps, LLVMValueRef m, LLV
 /* A gather's addresses as one uniform base and 32-bit indices: x86 gathers 16 of those in one
  * instruction, where 64-bit addresses take two and the arithmetic to make them (most of a hash
  * probe's or a graph walk's time). An address base + ext(i32 x) × size qualifies, ext a sext or
- * a zext (an `and` with a constant below 2^32 is one). Only for a varying address: a lane-affine one's gather
- * path reads its address as gather_address does, so that the packed path keeps no vector. */
+ * a zext (an `and` with a constant below 2^32 is one). Only for a varying address: a
+ * lane-affine one's gather path reads its address as gather_address does, so that the packed
+ * path keeps no vector. */
 typedef struct base_index {
   LLVMValueRef base, x; /* a scalar pointer; <G x i32> */
   int zext;

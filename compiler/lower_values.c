@@ -81,9 +81,9 @@ static LLVMValueRef mask_table(lower *L) {
 }
 
 /* Group g's lanes of the warp's mask, as <G x i1>. With AVX-512 the bits are the mask register.
- * Without, a vector mask made of bits costs a move, a broadcast, an and and a compare, a block
- * and a blended phi needs one per group, and a divergent loop spent most of its time so: the
- * table gives one with a load. */
+ * Without, a vector mask made of bits costs a move, a broadcast, an and and a compare, and each
+ * block and blended phi needs one per group, many per trip of a divergent loop: the table gives
+ * one with a load (bench/README.md, session 21, has what it gained and cost). */
 LLVMValueRef lw_group_mask(lower *L, LLVMValueRef mask64, unsigned g) {
   LLVMTypeRef vt = LLVMVectorType(LLVMInt1TypeInContext(L->c), L->G);
   LLVMValueRef bits = lw_group_bits(L, mask64, g);
