@@ -272,6 +272,8 @@ test_run_div_no_guard() {
 # ---- WEFT_ISA=avx2: the code for a host without AVX-512, on any host (G 8 by default) ----
 
 test_isa_avx2() {
+  weft run --help
+  expect_line 'WEFT_ISA=avx2 compiles for a host without'
   WEFT_ISA=avx2 weft run "$samples/mandelbrot.cl"
   expect_status 0
   expect_line '^kernel +mandelbrot \(policy stack, W 32, G 8, '
