@@ -51,10 +51,11 @@ _Noreturn void weft_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define DIE(...) weft_die(__FILE__, __LINE__, __VA_ARGS__)
 
-/* --- debug.c: WEFT_DEBUG=lowered,optimized,time, one table of categories --- */
+/* --- debug.c: WEFT_DEBUG=lowered,optimized,asm,time,cache, one table of categories --- */
 typedef enum debug_category {
   DEBUG_LOWERED,
   DEBUG_OPTIMIZED,
+  DEBUG_ASM,
   DEBUG_TIME,
   DEBUG_CACHE
 } debug_category;

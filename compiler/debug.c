@@ -15,6 +15,7 @@ static const struct {
 } categories[] = {
     [DEBUG_LOWERED] = {"lowered", "each module as lowered, before optimisation (one unit)"},
     [DEBUG_OPTIMIZED] = {"optimized", "each compile unit's module after optimisation"},
+    [DEBUG_ASM] = {"asm", "each compile unit's machine code, as assembly"},
     [DEBUG_TIME] = {"time", "how long loading clang and each phase of a build took"},
     [DEBUG_CACHE] = {"cache", "what the disk cache did with each build: hit, stored, ignored"},
 };

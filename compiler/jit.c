@@ -285,12 +285,31 @@ weft_status jit_unit_optimise(jit_unit *u, char **err) {
   return WEFT_SUCCESS;
 }
 
+/* WEFT_DEBUG=asm: the unit's code as assembly (not the warm-up's, which has no `compile`), from
+ * a copy of its module, as code generation changes the module it runs on and the object must
+ * come from the module as optimised. */
+static void print_assembly(jit_unit *u) {
+  if (!u->compile || !debug_wants(DEBUG_ASM)) return;
+  LLVMModuleRef copy = LLVMCloneModule(u->m);
+  LLVMMemoryBufferRef text = NULL;
+  char *msg = NULL;
+  if (!LLVMTargetMachineEmitToMemoryBuffer(unit_tm(u->j, u->index), copy, LLVMAssemblyFile, &msg,
+                                           &text)) {
+    fprintf(stderr, "; ---- weft: unit %d, asm ----\n%.*s", u->index, (int)LLVMGetBufferSize(text),
+            LLVMGetBufferStart(text));
+    LLVMDisposeMemoryBuffer(text);
+  }
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(copy);
+}
+
 weft_status jit_unit_codegen(jit_unit *u, char **err) {
   if (!u->nfns) return WEFT_SUCCESS;
   char *msg = NULL;
   weft_status st = WEFT_SUCCESS;
   ir_diagnostics d;
   ir_diagnostics_begin(&d, LLVMGetModuleContext(u->m));
+  print_assembly(u);
   if (LLVMTargetMachineEmitToMemoryBuffer(unit_tm(u->j, u->index), u->m, LLVMObjectFile, &msg,
                                           &u->object)) {
     if (asprintf(err, "weft: code generation failed: %s", msg) < 0) *err = NULL;

@@ -269,6 +269,16 @@ test_run_div_no_guard() {
     fail "a vector division by a computed divisor"
 }
 
+# ---- WEFT_DEBUG=asm: the machine code of the kernels built, not of the JIT's warm-up ----
+
+test_debug_asm() {
+  WEFT_DEBUG=asm weft run "$vadd"
+  expect_status 0
+  expect_line '^__weft_p[0-9a-f]+_run_vector_add:$'
+  expect_line '^[[:space:]]+retq?$'
+  ! grep -q '^warm_up:' "$out" || fail "the warm-up's code was printed"
+}
+
 # ---- WEFT_ISA=avx2: the code for a host without AVX-512, on any host (G 8 by default) ----
 
 test_isa_avx2() {
