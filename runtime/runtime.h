@@ -237,6 +237,15 @@ typedef struct launch_plan {
   const _Atomic uint32_t *stop; /* the watchdog's flag (weft_group.stop), a WATCH_ value */
 } launch_plan;
 
+/* The head of a warp's ctx, up to the targets, as it starts in every work-group: copied over
+ * the ctx at each work-group's start, which costs a few vector stores where setting its fields
+ * one by one cost a third of a work-group's time in the runtime on a kernel without
+ * divergence. */
+#define WARP_START_BYTES offsetof(weft_warp_ctx, target_pc)
+typedef struct weft_warp_start {
+  _Alignas(32) char bytes[WARP_START_BYTES];
+} weft_warp_start;
+
 /* The data of one worker, reused across work-groups and launches. Hot and written by one thread
  * only, so each sits on its own cache lines. */
 typedef struct sched_worker {
@@ -247,6 +256,7 @@ typedef struct sched_worker {
   char *local_buf; /* weft_buffer_alloc: __local memory, apart from the runtime's state */
   size_t local_cap;
   weft_warp_ctx *ctx; /* per warp */
+  weft_warp_start *start; /* per warp: how its ctx starts in every work-group */
   char *frames, *states; /* per warp, strides below */
   size_t frame_stride, state_stride;
   policy_counters *pcount; /* per warp */

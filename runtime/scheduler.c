@@ -45,6 +45,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->state_stride = rt_align64(p->policy->state_size(k));
   if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
+      mul_add(&need, nw, sizeof(weft_warp_start)) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
       mul_add(&need, 1, rt_align64(nw)) || rt_align64(need) < need ||
       rt_align64(p->local_bytes) < p->local_bytes)
@@ -69,6 +70,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
   w->frames = at, at += nw * w->frame_stride;
   w->states = at, at += nw * w->state_stride;
+  w->start = (weft_warp_start *)at, at += nw * sizeof(weft_warp_start);
   w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
   memset(w->pcount, 0, nw * sizeof(policy_counters));
   w->ended = (unsigned char *)at;
@@ -111,7 +113,10 @@ static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
 static uint64_t live_mask(const launch_plan *p, unsigned i) { return p->live[i + 1 == p->nwarps]; }
 
 /* Once per launch on this worker: what is the same for warp i in every work-group, its lanes'
- * local ids above all, which cost divisions. */
+ * local ids above all, which cost divisions, and how its ctx starts (w->start[i]): at PC 0 with
+ * its live lanes, the guard at the kernel's end, and `chain` at the next warp of the group. The
+ * policy starts after the first call (after_first_call), unless the code takes the policy's
+ * steps: then its state starts at the first (kernel.h). */
 static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   unsigned width = p->k->warp;
@@ -120,6 +125,12 @@ static void warp_setup_launch(sched_worker *w, const launch_plan *p, unsigned i)
   c->group = &w->group;
   c->frame = w->frames + i * w->frame_stride;
   c->counting = p->counting;
+  c->mask = live_mask(p, i), c->guard = p->k->nblocks;
+  c->chain = i + 1 < p->nwarps ? warp_ctx(w, i + 1) : NULL;
+  c->regions = p->regions, c->steps = p->steps, c->kernel = p->k;
+  c->ahead = UINT32_MAX; /* the warp is one split */
+  if (p->steps) c->policy = warp_state(w, i), c->counters = &w->pcount[i];
+  memcpy(w->start[i].bytes, c, WARP_START_BYTES);
   for (unsigned lane = 0; lane < width; lane++) {
     uint64_t linear = (uint64_t)i * width + lane;
     if (linear >= p->group_items) break;
@@ -255,23 +266,17 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
 /* Per work-group, before warp i's first call. The frame needs no clearing: generated code reads
  * a frame value only for the lanes that stored it, where they stopped (values live at the
  * resume PC). The counters in the warp's ctx and pcount run on over the launch's work-groups
- * (sched_collect sums them once). The policy starts only when the warp's first call did not end
- * it (after_first_call). */
-static void start_warp(sched_worker *w, const launch_plan *p, unsigned i, weft_warp_ctx *chain) {
+ * (sched_collect sums them once). */
+static void start_warp(sched_worker *w, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
-  c->pc = 0, c->mask = live_mask(p, i), c->guard = p->k->nblocks, c->event = 0, c->ntargets = 0;
-  c->chain = chain; /* the policy starts after the first call */
-  c->policy = NULL, c->counters = NULL, c->regions = p->regions, c->steps = p->steps;
-  c->started = 0, c->kernel = p->k, c->ahead = UINT32_MAX; /* the warp is one split */
+  memcpy(c, w->start[i].bytes, WARP_START_BYTES);
   c->region_diverged = 0;
-  if (!p->steps) return;
-  /* unless the code takes the policy's steps: its state starts at the first (kernel.h) */
-  c->policy = warp_state(w, i), c->counters = &w->pcount[i];
 }
 
 /* One warp's first call on its own (the untraced warps of a traced work-group). */
 static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i) {
-  start_warp(w, p, i, NULL);
+  start_warp(w, i);
+  warp_ctx(w, i)->chain = NULL;
   p->run(warp_ctx(w, i));
   return after_first_call(w, p, i);
 }
@@ -285,7 +290,7 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
 static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *started,
                                unsigned *ended) {
   unsigned n = p->nwarps;
-  for (unsigned i = 0; i < n; i++) start_warp(w, p, i, i + 1 < n ? warp_ctx(w, i + 1) : NULL);
+  for (unsigned i = 0; i < n; i++) start_warp(w, i);
   weft_status s = WEFT_SUCCESS;
   for (unsigned i = 0; i < n && s == WEFT_SUCCESS; *started = ++i) {
     p->run(warp_ctx(w, i));
