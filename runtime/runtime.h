@@ -264,6 +264,7 @@ typedef struct sched_worker {
   char *local_mem;
   weft_group group;
   int traced; /* the current work-group has traced warps */
+  unsigned whole_arrivals; /* warps at a barrier with all their live lanes (settle_group) */
   char err[RT_ERR_LEN]; /* why the last work-group failed */
   char *report; /* malloc'd: where the warp it ran was when the launch stopped, or NULL */
 } sched_worker;

@@ -107,6 +107,7 @@ static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
     g->group_id[2] = index / (nx * ny);
   }
   if (p->local_bytes) memset(w->local_mem, 0, p->local_bytes); /* most kernels have none */
+  w->whole_arrivals = 0;
 }
 
 /* The lanes of warp i that are work-items: all but the tail of the last warp. */
@@ -211,7 +212,9 @@ static weft_status hand_event(sched_worker *w, const launch_plan *p, unsigned i)
   if (event_ok(p->k, c))
     s = c->event == WEFT_EVENT_BRANCH ? ops->branch(st, c, &w->pcount[i])
                                       : ops->barrier_arrive(st, c, &w->pcount[i]);
-  return s == WEFT_SUCCESS ? s : event_error(w, p, i, s);
+  if (s != WEFT_SUCCESS) return event_error(w, p, i, s);
+  w->whole_arrivals += c->event == WEFT_EVENT_BARRIER && c->mask == live_mask(p, i);
+  return WEFT_SUCCESS;
 }
 
 /* Tells the policy what the branches the code ran masked under WEFT_REGIONS_LOWEST_PC changed
@@ -432,8 +435,25 @@ static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_v
                   k->name, bar, at);
 }
 
+static weft_status release_barrier(sched_worker *w, const launch_plan *p) {
+  for (unsigned i = 0; i < p->nwarps; i++)
+    if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
+  w->whole_arrivals = 0;
+  w->counters.barriers++;
+  return WEFT_SUCCESS;
+}
+
+/* What look() finds when the `running` warps that did not end in their first call all arrived
+ * at a barrier with every live lane, as a work-group without divergence does at each barrier:
+ * the barrier completes. Then look() need not ask every warp's policy twice. */
+static int all_arrived_whole(const sched_worker *w, unsigned running) {
+  return running && w->whole_arrivals == running;
+}
+
 /* No warp can run: finish, complete the barrier, or report why nothing can move. */
-static weft_status settle_group(sched_worker *w, const launch_plan *p, int *done) {
+static weft_status settle_group(sched_worker *w, const launch_plan *p, unsigned running,
+                                int *done) {
+  if (all_arrived_whole(w, running)) return release_barrier(w, p);
   group_view v = look(w, p);
   if (!v.waiting && v.stuck_warp < 0) return *done = 1, WEFT_SUCCESS;
   if (!v.waiting) { /* lanes neither runnable, waiting nor finished: a policy bug */
@@ -446,10 +466,7 @@ static weft_status settle_group(sched_worker *w, const launch_plan *p, int *done
   /* Arrivals count per work-group, not per barrier block (DESIGN.md): warps, or splits, at
    * different barriers go on together, as on a GPU since Volta. */
   if (v.finished || v.stuck_warp >= 0) return deadlock(w, p, &v);
-  for (unsigned i = 0; i < p->nwarps; i++)
-    if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
-  w->counters.barriers++;
-  return WEFT_SUCCESS;
+  return release_barrier(w, p);
 }
 
 weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t index) {
@@ -475,7 +492,7 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
   else s = first_calls(w, p, &started, &ended);
   for (int done = ended == p->nwarps; !done && s == WEFT_SUCCESS;) {
     for (unsigned i = 0; i < p->nwarps && s == WEFT_SUCCESS; i++) s = run_warp(w, p, i);
-    if (s == WEFT_SUCCESS) s = settle_group(w, p, &done);
+    if (s == WEFT_SUCCESS) s = settle_group(w, p, p->nwarps - ended, &done);
   }
   for (unsigned i = 0; p->policy->release && i < started; i++) /* the warps that had an init */
     if (!w->ended[i]) p->policy->release(warp_state(w, i));
