@@ -281,8 +281,11 @@ static int base_index_of(lower *L, LLVMValueRef access, LLVMValueRef addr, base_
   LLVMValueRef base = LLVMGetOperand(addr, 0);
   LLVMBasicBlockRef at = LLVMGetInstructionParent(access);
   size_t size = LLVMABISizeOfType(L->td, element);
+  /* elsewhere, an address of ids that a loop hoisted (&t[(l + 1) & 255] above the loop's
+   * barriers, say) has its index computed again here */
+  int here = operands_here(addr, at) && operands_here(o, at);
   if (divergence_of(L->dv, base).shape != UNIFORM || size > 8 || (size & (size - 1)) ||
-      !operands_here(addr, at) || !operands_here(o, at))
+      (!here && !recomputable(L, addr, 0)))
     return 0;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c), i64 = LLVMInt64TypeInContext(L->c);
   LLVMOpcode op = LLVMIsAInstruction(o) ? LLVMGetInstructionOpcode(o) : LLVMRet;
@@ -294,10 +297,10 @@ static int base_index_of(lower *L, LLVMValueRef access, LLVMValueRef addr, base_
                       : UINT64_MAX;
   int low32 = bits <= 0xffffffffu;
   if (!ext && !low32 && LLVMTypeOf(o) != i32) return 0;
-  LLVMValueRef x = ext     ? lw_vector_of(L, from)
-                   : low32 ? LLVMBuildTrunc(L->b, lw_vector_of(L, bits == 0xffffffffu ? from : o),
-                                            lw_vtype(L, i32), "")
-                           : lw_vector_of(L, o);
+  LLVMValueRef index = ext || bits == 0xffffffffu ? from : o;
+  if (!here) vector_again(L, index);
+  LLVMValueRef x = lw_vector_of(L, index);
+  if (!ext && low32) x = LLVMBuildTrunc(L->b, x, lw_vtype(L, i32), "");
   *bi = (base_index){lw_scalar_of(L, base), x, op == LLVMZExt || low32, size};
   return 1;
 }
