@@ -315,10 +315,12 @@ typedef struct launch_job {
 
 static weft_status run_item(void *arg, unsigned worker, uint64_t item) {
   const launch_job *j = arg;
+  sched_worker *w = &j->rt->workers[worker];
+  if (!j->plan->k->flush_denormals) return sched_run_group(w, j->plan, item);
   unsigned mode = _mm_getcsr();
-  if (j->plan->k->flush_denormals) _mm_setcsr(mode | MXCSR_FLUSH_DENORMALS);
-  weft_status s = sched_run_group(&j->rt->workers[worker], j->plan, item);
-  if (j->plan->k->flush_denormals) _mm_setcsr(mode);
+  _mm_setcsr(mode | MXCSR_FLUSH_DENORMALS);
+  weft_status s = sched_run_group(w, j->plan, item);
+  _mm_setcsr(mode);
   return s;
 }
 

@@ -292,16 +292,22 @@ static weft_status first_call(sched_worker *w, const launch_plan *p, unsigned i)
  * *started to the warps whose first call is done. */
 static weft_status first_calls(sched_worker *w, const launch_plan *p, unsigned *started,
                                unsigned *ended) {
-  unsigned n = p->nwarps;
-  for (unsigned i = 0; i < n; i++) start_warp(w, i);
+  /* counted in locals: w->ended's bytes may alias anything, so *started and *ended would be
+   * stored and loaded again at every warp */
+  unsigned n = p->nwarps, i = 0, done = 0;
+  uint32_t regions = p->regions & WEFT_REGIONS_LOWEST_PC;
+  for (unsigned k = 0; k < n; k++) start_warp(w, k);
   weft_status s = WEFT_SUCCESS;
-  for (unsigned i = 0; i < n && s == WEFT_SUCCESS; *started = ++i) {
+  while (i < n && s == WEFT_SUCCESS) {
     p->run(warp_ctx(w, i));
-    for (; i + 1 < n && warp_ctx(w, i)->event == 0; *started = ++i)
-      w->ended[i] = 1, ++*ended, regions_ran(w, p, i, NULL);
+    for (; i + 1 < n && warp_ctx(w, i)->event == 0; i++) {
+      w->ended[i] = 1, done++;
+      if (regions) regions_ran(w, p, i, NULL);
+    }
     s = after_first_call(w, p, i);
-    *ended += w->ended[i];
+    done += w->ended[i++];
   }
+  *started = i, *ended += done;
   return s;
 }
 
