@@ -269,12 +269,13 @@ test_run_div_no_guard() {
     fail "a vector division by a computed divisor"
 }
 
-# ---- a gather whose address a loop hoisted: a uniform base and 32-bit indices, not a vector of
-# 64-bit addresses (two gathers per lane group without AVX-512, and the vectors kept) ----
+# ---- a gather whose address a loop hoisted (the barriers workload's &t[(l + 1) & 255], above
+# its loop): a uniform base and 32-bit indices, not a vector of 64-bit addresses (two gathers
+# per lane group without AVX-512, and the vectors kept) ----
 
 test_run_hoisted_gather() {
   export WEFT_DEBUG=optimized
-  weft run "$SRC/tests/cli/hoisted_gather.cl" -g 256 -l 256 --lanes 8 --arg 'u32[256]=zero' \
+  weft run "$SRC/bench/kernels/barriers.cl" -g 256 -l 256 --lanes 8 --arg 'u32[256]=zero' \
     --arg u32:3
   expect_status 0
   expect_line 'getelementptr i32, ptr addrspace\(3\) %[0-9]+, <8 x i64> %[0-9]+$'
