@@ -45,7 +45,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->state_stride = rt_align64(p->policy->state_size(k));
   if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
-      mul_add(&need, 1, rt_align64(nw * sizeof(weft_warp_start))) ||
+      mul_add(&need, 1, rt_align64(nw * sizeof(warp_start))) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
       mul_add(&need, 1, rt_align64(nw)) || rt_align64(need) < need ||
       rt_align64(p->local_bytes) < p->local_bytes)
@@ -70,7 +70,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
   w->frames = at, at += nw * w->frame_stride;
   w->states = at, at += nw * w->state_stride;
-  w->start = (weft_warp_start *)at, at += rt_align64(nw * sizeof(weft_warp_start));
+  w->start = (warp_start *)at, at += rt_align64(nw * sizeof(warp_start));
   w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
   memset(w->pcount, 0, nw * sizeof(policy_counters));
   w->ended = (unsigned char *)at;
