@@ -1045,7 +1045,7 @@ void oracle_uniform_after_store(kio *io) {
   int n = VAL(int32_t, 2);
   for (size_t i = 0; i < N(io); i++) {
     int g = (int)(i / LSIZE(io));
-    OUT(int32_t, 0)[g] = n + g + 2;
+    for (int k = 0; k < 3; k++) OUT(int32_t, 0)[3 * g + k] = n + g + k;
     OUT(int32_t, 1)[i] = 3 * ((n + g) * 3 + 1) + 9; /* k = 0, 1, 2 add 0, 3, 6 */
   }
 }
