@@ -97,6 +97,7 @@ struct weft_kernel {
   handle h;
   weft_program *program;
   const weft_compiled_kernel *k;
+  unsigned index; /* of k in its program */
 };
 
 static weft_status set_error(weft_context *ctx, weft_status st, const char *fmt, ...) {
@@ -422,7 +423,7 @@ weft_status weft_kernel_create(weft_program *p, const char *name, weft_kernel **
     if (!strcmp(p->built.kernels[i].info.name, name)) {
       weft_kernel *k = calloc(1, sizeof *k);
       if (!k) return WEFT_ERROR_OUT_OF_MEMORY;
-      k->program = p, k->k = &p->built.kernels[i].info, p->kernels++;
+      k->program = p, k->k = &p->built.kernels[i].info, k->index = i, p->kernels++;
       handle_add(&k->h, KERNEL_MAGIC);
       *out = k;
       return WEFT_SUCCESS;
@@ -491,7 +492,7 @@ static weft_status launch(weft_kernel *k, const weft_ndrange *range, const size_
       !rt_x_aligned(range, k->k->lanes)) {
     char *msg = NULL;
     pipeline_target t = target_of(ctx);
-    weft_status st = pipeline_build_unaligned(&t, &k->program->built, &msg);
+    weft_status st = pipeline_build_unaligned(&t, &k->program->built, k->index, &msg);
     if (st)
       return set_error_msg(ctx, st,
                            msg ? msg

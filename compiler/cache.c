@@ -335,7 +335,9 @@ static void take_kernel(in_buf *b, weft_compiled_kernel *k) {
     p->vector_width = take_count(b, 16);
     p->size = take_u64(b), p->offset = take_u64(b), p->qualifiers = take_count(b, 7);
     p->align = take_count(b, WEFT_BUFFER_ALIGN);
-    if (!p->name || !p->type_name || p->offset + p->size > k->args_size) b->bad = 1;
+    size_t slot = p->kind == WEFT_ARG_VALUE ? p->size : 8; /* a buffer's size is an element's */
+    if (!p->name || !p->type_name || p->offset > k->args_size || slot > k->args_size - p->offset)
+      b->bad = 1;
   }
 }
 

@@ -493,7 +493,8 @@ typedef struct program_code {
   unsigned nkernels;
   lowered_kernel *kernels; /* their function pointers set to the code below */
   LLVMOrcResourceTrackerRef code; /* for x-aligned work-groups (rt_x_aligned) */
-  LLVMOrcResourceTrackerRef code_unaligned; /* for the others, built when a launch needs it */
+  /* per kernel, for the others, built when a launch of the kernel needs it; NULL until one does */
+  LLVMOrcResourceTrackerRef *code_unaligned;
   /* The front end's module as bitcode, from which code_unaligned is built, into its own code. */
   LLVMMemoryBufferRef front_end;
   unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
@@ -517,8 +518,11 @@ typedef struct pipeline_target {
  * (malloc'd) says why. */
 weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
                            const char *text, const char *options, program_code *p, char **err);
-/* Builds p's kernels again for work-groups that are not x-aligned, into p->code_unaligned. */
-weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err);
+/* Builds p's kernel `index` again for work-groups that are not x-aligned, into
+ * p->code_unaligned[index]: the other kernels of a program do not wait for code they may never
+ * need (a program of 78 kernels took 35 s at W 64 for the one launch that needed it). */
+weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, unsigned index,
+                                     char **err);
 void pipeline_code_free(program_code *p);
 
 /* --- cache.c: compiled programs on disk (WEFT_CACHE_DIR; WEFT_CACHE=0 is off) --- */

@@ -7,8 +7,8 @@
  * then the back end in compile units on threads (jit.c), each of which runs compile_unit: for
  * each kernel its description, its analysis and its lowering, then the optimisation and code
  * generation of the unit's module. The variant of a program's kernels for work-groups that are
- * not x-aligned (rt_x_aligned) runs the back end again, from the front end's bitcode, when a
- * launch first needs it (pipeline_build_unaligned). */
+ * not x-aligned (rt_x_aligned) runs the back end again for one kernel, from the front end's
+ * bitcode, when a launch of that kernel first needs it (pipeline_build_unaligned). */
 #include <llvm-c/BitWriter.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -49,6 +49,7 @@ typedef struct build {
   program_code *p;
   unsigned id; /* the build's number in its context */
   int x_aligned_only;
+  int only; /* the index of the one kernel to lower, or -1: all of them */
   lowered_kernel *out; /* per kernel */
 } build;
 
@@ -78,6 +79,7 @@ static weft_status lower_kernels(const build *b, LLVMModuleRef m, int unit, int 
   if (b->p->bitcode_build != b->p->globals_build) /* from the disk cache's bitcode */
     kernel_name_globals(m, (int)b->p->bitcode_build, b->p->globals_build);
   for (LLVMValueRef f = frontend_next_kernel(m, NULL); f; f = frontend_next_kernel(m, f), i++) {
+    if (b->only >= 0 && i != (unsigned)b->only) continue;
     lowered_kernel k;
     weft_status st = lower_one(b, f, &split, &k, err);
     if (!st && k.has_entry && i < b->p->nkernels) b->out[i] = k;
@@ -114,22 +116,31 @@ static unsigned kernel_instrs(LLVMModuleRef m, unsigned *n) {
   return size;
 }
 
-/* Lowers and compiles p's kernels from the front end's module m (p->front_end holds it as
- * bitcode; m is NULL in a later build, which reads it back) into `out` and new code under
- * *tracker: for x-aligned work-groups only, or for all. */
-static weft_status build_variant(const pipeline_target *t, program_code *p, LLVMModuleRef m,
-                                 int x_aligned_only, lowered_kernel *out,
-                                 LLVMOrcResourceTrackerRef *tracker, jit_objects *keep,
-                                 char **err) {
-  build b = {t, p, (*t->builds)++, x_aligned_only, out};
-  return jit_compile(t->jit, m, p->front_end, p->instrs, compile_unit, &b, tracker, keep, err);
+/* The instructions of a described kernel's blocks: how much there is to lower of it alone. */
+static unsigned kernel_size(const weft_compiled_kernel *k) {
+  unsigned size = 0;
+  for (unsigned pc = 0; pc < k->nblocks; pc++) size += k->ninstr[pc];
+  return size;
 }
 
-/* Sets p's kernels' function pointers to the code of the variant `built`: the warp function
- * for x-aligned work-groups and the setargs, or (unaligned) the warp function for the others. */
+/* Lowers and compiles p's kernels from the front end's module m (p->front_end holds it as
+ * bitcode; m is NULL in a later build, which reads it back) into `out` and new code under
+ * *tracker: all of them for x-aligned work-groups only, or kernel `only` for all. */
+static weft_status build_variant(const pipeline_target *t, program_code *p, LLVMModuleRef m,
+                                 int only, lowered_kernel *out, LLVMOrcResourceTrackerRef *tracker,
+                                 jit_objects *keep, char **err) {
+  build b = {t, p, (*t->builds)++, only < 0, only, out};
+  unsigned size = only < 0 ? p->instrs : kernel_size(&p->kernels[only].info);
+  return jit_compile(t->jit, m, p->front_end, size, compile_unit, &b, tracker, keep, err);
+}
+
+/* Sets the function pointers of p's kernels (or of kernel `only`) to the code of the variant
+ * `built`: the warp function for x-aligned work-groups and the setargs, or (unaligned) the warp
+ * function for the others. */
 static weft_status link_kernels(weft_jit *jit, program_code *p, const lowered_kernel *built,
-                                int unaligned, char **err) {
+                                int unaligned, int only, char **err) {
   for (unsigned i = 0; i < p->nkernels; i++) {
+    if (only >= 0 && i != (unsigned)only) continue;
     void *run, *setargs = NULL;
     weft_status st = jit_lookup(jit, built[i].run_name, &run, err);
     if (!st && !unaligned) st = jit_lookup(jit, built[i].setargs_name, &setargs, err);
@@ -164,7 +175,7 @@ static weft_status build_cached(const pipeline_target *t, program_code *p, unsig
   for (unsigned i = 0; i < p->nkernels; i++)
     if (kernel_name_functions(&p->kernels[i], id)) return WEFT_ERROR_OUT_OF_MEMORY;
   weft_status st = jit_add_objects(t->jit, o, &p->code, err);
-  return st ? st : link_kernels(t->jit, p, p->kernels, 0, err);
+  return st ? st : link_kernels(t->jit, p, p->kernels, 0, -1, err);
 }
 
 /* The build from the disk cache, if it holds a good one: 0; else -1 and p empty. */
@@ -209,10 +220,10 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   jit_objects keep = {0};
   unsigned id = *t->builds;
   st = p->kernels && p->front_end
-           ? build_variant(t, p, fr.module, 1, p->kernels, &p->code, key ? &keep : NULL, err)
+           ? build_variant(t, p, fr.module, -1, p->kernels, &p->code, key ? &keep : NULL, err)
            : WEFT_ERROR_OUT_OF_MEMORY;
   LLVMDisposeModule(fr.module);
-  if (!st) st = link_kernels(t->jit, p, p->kernels, 0, err);
+  if (!st) st = link_kernels(t->jit, p, p->kernels, 0, -1, err);
   if (!st) debug_time("back end", since);
   if (!st) cache_store(key, p, id, &keep);
   jit_objects_free(&keep);
@@ -222,12 +233,17 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   return st;
 }
 
-weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, char **err) {
+weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, unsigned index,
+                                     char **err) {
   double since = debug_time(NULL, 0);
-  lowered_kernel *out = calloc(p->nkernels ? p->nkernels : 1, sizeof *out);
-  weft_status st = out ? build_variant(t, p, NULL, 0, out, &p->code_unaligned, NULL, err)
-                       : WEFT_ERROR_OUT_OF_MEMORY;
-  if (!st) st = link_kernels(t->jit, p, out, 1, err);
+  if (!p->code_unaligned) p->code_unaligned = calloc(p->nkernels, sizeof *p->code_unaligned);
+  lowered_kernel *out = calloc(p->nkernels, sizeof *out);
+  weft_status st = out && p->code_unaligned ? build_variant(t, p, NULL, (int)index, out,
+                                                            &p->code_unaligned[index], NULL, err)
+                                            : WEFT_ERROR_OUT_OF_MEMORY;
+  if (!st) st = link_kernels(t->jit, p, out, 1, (int)index, err);
+  if (st && p->code_unaligned) /* a later launch tries again */
+    jit_remove(p->code_unaligned[index]), p->code_unaligned[index] = NULL;
   for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
   free(out);
   debug_time("back end for work-groups not x-aligned", since);
@@ -235,7 +251,9 @@ weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, 
 }
 
 void pipeline_code_free(program_code *p) {
-  jit_remove(p->code_unaligned); /* it refers to the first build's global variables */
+  for (unsigned i = 0; p->code_unaligned && i < p->nkernels; i++)
+    jit_remove(p->code_unaligned[i]); /* they refer to the first build's global variables */
+  free(p->code_unaligned);
   jit_remove(p->code);
   if (p->front_end) LLVMDisposeMemoryBuffer(p->front_end);
   for (unsigned i = 0; p->kernels && i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);

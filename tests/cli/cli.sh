@@ -771,6 +771,40 @@ test_cache_unsafe_dir() {
   [ "$(entries)" = 0 ] || fail "an entry was written"
 }
 
+# a buffer of wide elements last: its slot is a pointer's 8 bytes, not a float4's 16 (the entry
+# was refused as damaged)
+test_cache_hit_wide_elements() {
+  printf '__kernel void k(__global const float *a, __global float4 *o) {\n  o[get_global_id(0)] = (float4)(a[get_global_id(0)]);\n}\n' \
+    >"$dir/k.cl"
+  cached "$dir/k.cl" -g 16 -l 16 --arg f32[16]=iota --arg f32[64]=zero --out "1=$dir/first"
+  expect_built
+  cached "$dir/k.cl" -g 16 -l 16 --arg f32[16]=iota --arg f32[64]=zero --out "1=$dir/second"
+  expect_hit
+  cmp -s "$dir/first" "$dir/second" || fail "the outputs differ"
+}
+
+# the variant for work-groups that are not x-aligned is built for the launched kernel only: its
+# units lower less than half of what the program's first build did (the other kernel is larger)
+test_unaligned_builds_one_kernel() {
+  cat >"$dir/two.cl" <<'EOF'
+__kernel void other(__global float *o) {
+  int i = get_global_id(0);
+  float s = 0;
+  for (int k = 0; k < i; k++) s += sin((float)k) * cos(s) + exp(s) * log(s + 2.0f);
+  for (int k = 0; k < i; k++) s = pow(s, 0.5f) + atan2(s, (float)k) + tanh(s) * erf(s);
+  o[i] = s;
+}
+__kernel void scale(__global float *o) { o[get_global_id(0)] += 1.0f; }
+EOF
+  WEFT_DEBUG=time weft run "$dir/two.cl" -k scale -g 6,2 -l 3,2 --arg f32[12]=iota
+  expect_status 0
+  expect_line "weft: back end for work-groups not x-aligned"
+  sizes=$(awk '/ unit [0-9]+:/ { n += $(NF - 11) } /back end/ { printf "%d ", n; n = 0 }' "$out")
+  set -- $sizes
+  [ $# = 2 ] && [ "$2" -gt 0 ] && [ $(($2 * 2)) -lt "$1" ] ||
+    fail "instructions lowered by the first build, then by the variant: $sizes"
+}
+
 # a program that includes a file is built every time: the key would not see the file change
 test_cache_include() {
   printf '#define SCALE 2.0f\n' >"$dir/scale.h"
