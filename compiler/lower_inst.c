@@ -79,35 +79,47 @@ static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
 enum access_mode { GATHER, GATHER_AFFINE, PACKED_MASKED, PACKED_FULL };
 typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode mode);
 
-/* The common case, packed with every lane, costs one test: the accesses of a group share it.
- * Code for x-aligned work-groups only has no gather path. */
-static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
-  LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(L->c, L->fn, "other"),
-                    full = LLVMAppendBasicBlockInContext(L->c, L->fn, "full"),
-                    part = LLVMAppendBasicBlockInContext(L->c, L->fn, "partial"),
-                    ga = LLVMAppendBasicBlockInContext(L->c, L->fn, "gather"),
-                    join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
-  LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
-  LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, L->x_aligned, all, ""), full, other);
-  LLVMPositionBuilderAtEnd(L->b, other);
-  if (L->x_aligned_only) LLVMBuildBr(L->b, part), LLVMDeleteBasicBlock(ga);
-  else LLVMBuildCondBr(L->b, L->x_aligned, part, ga);
-  LLVMBasicBlockRef from[3] = {full, part, ga};
-  enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER_AFFINE};
+/* Access f under modes[0..n-1] (n <= 3), each on a path of its own: path i where conds[i] holds
+ * and no earlier one did, the last path otherwise; the paths join with f's value (a load's) in a
+ * phi. The blocks go in the order that LLVM lays out best here: the tests, then the paths. */
+static LLVMValueRef access_paths(lower *L, LLVMValueRef inst, access_fn f,
+                                 const LLVMValueRef *conds, const enum access_mode *modes, int n) {
+  static const char *const names[] = {"gather", "gather", "partial", "full"}; /* by mode */
+  LLVMBasicBlockRef other = n > 2 ? LLVMAppendBasicBlockInContext(L->c, L->fn, "other") : NULL,
+                    path[3], join;
+  for (int i = 0; i < n; i++) path[i] = LLVMAppendBasicBlockInContext(L->c, L->fn, names[modes[i]]);
+  join = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+  LLVMBuildCondBr(L->b, conds[0], path[0], other ? other : path[1]);
+  if (other) {
+    LLVMPositionBuilderAtEnd(L->b, other);
+    LLVMBuildCondBr(L->b, conds[1], path[1], path[2]);
+  }
   LLVMValueRef vals[3];
-  int paths = L->x_aligned_only ? 2 : 3;
-  for (int i = 0; i < paths; i++) {
-    LLVMPositionBuilderAtEnd(L->b, from[i]);
+  for (int i = 0; i < n; i++) {
+    LLVMPositionBuilderAtEnd(L->b, path[i]);
     vals[i] = f(L, inst, modes[i]);
-    from[i] = LLVMGetInsertBlock(L->b);
+    path[i] = LLVMGetInsertBlock(L->b);
     LLVMBuildBr(L->b, join);
   }
   LLVMPositionBuilderAtEnd(L->b, join);
   if (!vals[0]) return NULL;
   LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(vals[0]), "");
-  LLVMAddIncoming(phi, vals, from, (unsigned)paths);
+  LLVMAddIncoming(phi, vals, path, (unsigned)n);
   return phi;
+}
+
+/* Whether every lane of the group is active. */
+static LLVMValueRef group_full(lower *L) {
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
+  return LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
+}
+
+/* The common case, packed with every lane, costs one test: the accesses of a group share it.
+ * Code for x-aligned work-groups only has no gather path. */
+static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
+  LLVMValueRef conds[2] = {LLVMBuildAnd(L->b, L->x_aligned, group_full(L), ""), L->x_aligned};
+  static const enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER_AFFINE};
+  return access_paths(L, inst, f, conds, modes, L->x_aligned_only ? 2 : 3);
 }
 
 static int scalar_again(LLVMValueRef v) {
@@ -424,6 +436,46 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   return NULL;
 }
 
+/* A lane-affine index wrapped by a power-of-two mask, p[(l + 1) & 255] say (a ring buffer, a
+ * periodic neighbour): the affine value (per lane +1) whose low bits index p, and the mask in
+ * *mask; NULL for any other address. */
+static LLVMValueRef wrapped_affine(lower *L, LLVMValueRef addr, LLVMTypeRef t, uint64_t *mask) {
+  LLVMValueRef o;
+  LLVMTypeRef element = indexed_element(addr, &o);
+  if (!element || lw_width(t) != 1 ||
+      LLVMABISizeOfType(L->td, element) != LLVMStoreSizeOfType(L->td, t) ||
+      divergence_of(L->dv, LLVMGetOperand(addr, 0)).shape != UNIFORM)
+    return NULL;
+  if (LLVMIsAZExtInst(o)) o = LLVMGetOperand(o, 0);
+  if (!LLVMIsAInstruction(o) || LLVMGetInstructionOpcode(o) != LLVMAnd ||
+      !LLVMIsAConstantInt(LLVMGetOperand(o, 1)))
+    return NULL;
+  uint64_t m = LLVMConstIntGetZExtValue(LLVMGetOperand(o, 1));
+  LLVMValueRef a = LLVMGetOperand(o, 0);
+  value_fact f = divergence_of(L->dv, a);
+  if ((m & (m + 1)) || f.shape != AFFINE || f.stride != 1) return NULL;
+  *mask = m;
+  return a;
+}
+
+/* A wrapped index's access is packed where the group's lanes are all active, lane-affine (an
+ * x-aligned work-group) and within one period of the mask: a's values from lane 0's to lane
+ * G-1's differ in no bit above it, so no lane wraps and its elements follow each other. A
+ * gather otherwise (the lanes of a ring's last group, say). */
+static LLVMValueRef wrapped_switch(lower *L, LLVMValueRef inst, LLVMValueRef a, uint64_t mask,
+                                   access_fn f) {
+  LLVMTypeRef at = LLVMTypeOf(a);
+  LLVMValueRef first = lane_value(L, a, lw_const_i64(L, 0));
+  LLVMValueRef last = LLVMBuildAdd(L->b, first, LLVMConstInt(at, L->G - 1, 0), "");
+  LLVMValueRef above = LLVMBuildAnd(L->b, LLVMBuildXor(L->b, first, last, ""),
+                                    LLVMConstInt(at, ~mask, 0), "");
+  LLVMValueRef one_period = LLVMBuildICmp(L->b, LLVMIntEQ, above, LLVMConstNull(at), "");
+  LLVMValueRef cond = LLVMBuildAnd(L->b, LLVMBuildAnd(L->b, L->x_aligned, group_full(L), ""),
+                                   one_period, "");
+  static const enum access_mode modes[2] = {PACKED_FULL, GATHER};
+  return access_paths(L, inst, f, &cond, modes, 2);
+}
+
 static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
   LLVMValueRef addr = LLVMGetOperand(ld, 0);
   if (divergence_of(L->dv, addr).shape == UNIFORM) { /* read once, every lane sees it */
@@ -431,8 +483,10 @@ static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
     LLVMSetAlignment(c, LLVMGetAlignment(ld));
     return lw_splat(L, c);
   }
-  return is_packed(L, addr, LLVMTypeOf(ld)) ? affine_switch(L, ld, load_access)
-                                            : load_access(L, ld, GATHER);
+  if (is_packed(L, addr, LLVMTypeOf(ld))) return affine_switch(L, ld, load_access);
+  uint64_t mask;
+  LLVMValueRef a = wrapped_affine(L, addr, LLVMTypeOf(ld), &mask);
+  return a ? wrapped_switch(L, ld, a, mask, load_access) : load_access(L, ld, GATHER);
 }
 
 static void lower_store(lower *L, LLVMValueRef st) {
@@ -442,7 +496,10 @@ static void lower_store(lower *L, LLVMValueRef st) {
                      LLVMGetAlignment(st));
     return;
   }
+  uint64_t mask;
+  LLVMValueRef a = wrapped_affine(L, addr, LLVMTypeOf(val), &mask);
   if (is_packed(L, addr, LLVMTypeOf(val))) affine_switch(L, st, store_access);
+  else if (a) wrapped_switch(L, st, a, mask, store_access);
   else store_access(L, st, GATHER);
 }
 

@@ -281,6 +281,8 @@ test_run_hoisted_gather() {
   expect_line 'getelementptr i32, ptr addrspace\(3\) %[0-9]+, <8 x i64> %[0-9]+$'
   ! grep -Eq 'getelementptr \[256 x i32\], ptr addrspace\(3\) %[0-9]+, i64 0, <8 x i64>' "$out" ||
     fail "a gather from a vector of addresses"
+  # and where no lane of the group wraps, the read is one vector load (the only load of t)
+  expect_line '= load <8 x i32>, ptr addrspace\(3\) %[0-9]+, align 4$'
 }
 
 # ---- WEFT_DEBUG=asm: the machine code of the kernels built, not of the JIT's warm-up ----

@@ -1061,6 +1061,16 @@ void oracle_pointer_arith(kio *io) {
   }
 }
 
+void oracle_wrapped_index(kio *io) {
+  const int32_t *in = IN(int32_t, 0);
+  for (size_t i = 0; i < N(io); i++) {
+    size_t l = i % LSIZE(io), from = (l - 6) & 63; /* the work-item that stored t[(l + 1) & 63] */
+    int32_t v = in[from] + (int32_t)from + in[(i + 3) & 15] * 2;
+    if (i % 3) OUT(int32_t, 2)[(i + 5) & 1023] = v;
+    OUT(int32_t, 1)[i] = v;
+  }
+}
+
 void oracle_scatter_gather(kio *io) {
   const int32_t *perm = IN(int32_t, 0);
   for (size_t i = 0; i < N(io); i++) {
