@@ -108,16 +108,18 @@ static LLVMValueRef access_paths(lower *L, LLVMValueRef inst, access_fn f,
   return phi;
 }
 
-/* Whether every lane of the group is active. */
-static LLVMValueRef group_full(lower *L) {
+/* Whether a lane-affine access may be PACKED_FULL: the work-group is x-aligned and every lane
+ * of the group is active. */
+static LLVMValueRef full_and_aligned(lower *L) {
   LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
-  return LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
+  LLVMValueRef all = LLVMBuildICmp(L->b, LLVMIntEQ, bits, LLVMConstAllOnes(LLVMTypeOf(bits)), "");
+  return LLVMBuildAnd(L->b, L->x_aligned, all, "");
 }
 
 /* The common case, packed with every lane, costs one test: the accesses of a group share it.
  * Code for x-aligned work-groups only has no gather path. */
 static LLVMValueRef affine_switch(lower *L, LLVMValueRef inst, access_fn f) {
-  LLVMValueRef conds[2] = {LLVMBuildAnd(L->b, L->x_aligned, group_full(L), ""), L->x_aligned};
+  LLVMValueRef conds[2] = {full_and_aligned(L), L->x_aligned};
   static const enum access_mode modes[3] = {PACKED_FULL, PACKED_MASKED, GATHER_AFFINE};
   return access_paths(L, inst, f, conds, modes, L->x_aligned_only ? 2 : 3);
 }
@@ -470,10 +472,19 @@ static LLVMValueRef wrapped_switch(lower *L, LLVMValueRef inst, LLVMValueRef a, 
   LLVMValueRef above = LLVMBuildAnd(L->b, LLVMBuildXor(L->b, first, last, ""),
                                     LLVMConstInt(at, ~mask, 0), "");
   LLVMValueRef one_period = LLVMBuildICmp(L->b, LLVMIntEQ, above, LLVMConstNull(at), "");
-  LLVMValueRef cond = LLVMBuildAnd(L->b, LLVMBuildAnd(L->b, L->x_aligned, group_full(L), ""),
-                                   one_period, "");
+  LLVMValueRef cond = LLVMBuildAnd(L->b, full_and_aligned(L), one_period, "");
   static const enum access_mode modes[2] = {PACKED_FULL, GATHER};
   return access_paths(L, inst, f, &cond, modes, 2);
+}
+
+/* A load or store (f) at a varying address of elements of type t, by the address's shape:
+ * lane-affine, wrapped lane-affine, or any other (a gather or scatter). */
+static LLVMValueRef access_by_shape(lower *L, LLVMValueRef inst, LLVMValueRef addr, LLVMTypeRef t,
+                                    access_fn f) {
+  if (is_packed(L, addr, t)) return affine_switch(L, inst, f);
+  uint64_t mask;
+  LLVMValueRef a = wrapped_affine(L, addr, t, &mask);
+  return a ? wrapped_switch(L, inst, a, mask, f) : f(L, inst, GATHER);
 }
 
 static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
@@ -483,10 +494,7 @@ static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
     LLVMSetAlignment(c, LLVMGetAlignment(ld));
     return lw_splat(L, c);
   }
-  if (is_packed(L, addr, LLVMTypeOf(ld))) return affine_switch(L, ld, load_access);
-  uint64_t mask;
-  LLVMValueRef a = wrapped_affine(L, addr, LLVMTypeOf(ld), &mask);
-  return a ? wrapped_switch(L, ld, a, mask, load_access) : load_access(L, ld, GATHER);
+  return access_by_shape(L, ld, addr, LLVMTypeOf(ld), load_access);
 }
 
 static void lower_store(lower *L, LLVMValueRef st) {
@@ -496,11 +504,7 @@ static void lower_store(lower *L, LLVMValueRef st) {
                      LLVMGetAlignment(st));
     return;
   }
-  uint64_t mask;
-  LLVMValueRef a = wrapped_affine(L, addr, LLVMTypeOf(val), &mask);
-  if (is_packed(L, addr, LLVMTypeOf(val))) affine_switch(L, st, store_access);
-  else if (a) wrapped_switch(L, st, a, mask, store_access);
-  else store_access(L, st, GATHER);
+  access_by_shape(L, st, addr, LLVMTypeOf(val), store_access);
 }
 
 /* Private memory: lane l's copy of an alloca sits at frame + off + l × size, so that it survives
