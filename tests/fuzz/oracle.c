@@ -4,7 +4,6 @@
  * next work-item, so the work-items of a group go round by round from one barrier to the next.
  * Nothing of weft's is involved: no warps, no masks, no policy; C's semantics for the same
  * text. Deterministic: the work-items run in order of their local id. */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "scratch_dir.h"
 
 extern char **environ;
 
@@ -28,23 +28,9 @@ struct fz_oracle {
 static char dir[64];
 static unsigned builds;
 
-bool fz_oracle_init(void) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/weft_fuzz.XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-  return mkdtemp(dir) != NULL;
-}
+bool fz_oracle_init(void) { return scratch_dir_make(dir, sizeof dir, "weft_fuzz"); }
 
-void fz_oracle_cleanup(void) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  for (struct dirent *e; (e = readdir(d));) {
-    char path[384];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (e->d_name[0] != '.') unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
-}
+void fz_oracle_cleanup(void) { scratch_dir_remove(dir); }
 
 /* cc -shared: its messages go to a file, the first line of which goes into why. */
 static bool compile(const char *c, const char *so, char *why, size_t n) {

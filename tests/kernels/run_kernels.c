@@ -30,7 +30,6 @@
  * too). Each kernel is reused for every policy (weft_context_set_policy). A
  * failure prints the kernel and the configuration and goes on with the others, so one run
  * shows the whole pattern of failures. */
-#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,11 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cases.h"
+#include "scratch_dir.h"
 #include "stats_differ.h"
 #include "weft.h"
 
@@ -371,23 +370,11 @@ static bool repeats_native(void) {
   return isa && !strcmp(isa, "avx2") && !__builtin_cpu_supports("avx512f");
 }
 
-/* A new folder for the run's disk cache, in `dir`; false if it cannot be made (then the
- * run builds every context anew, as the environment says). */
+/* The run's disk cache, in a folder of its own: false if it cannot be made (then the run builds
+ * every context anew, as the environment says). */
 static bool private_cache(char *dir, size_t size) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, size, "%s/run_kernels.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) return false;
-  return !setenv("WEFT_CACHE_DIR", dir, 1) && !setenv("WEFT_CACHE", "1", 1);
-}
-
-static void remove_cache(const char *dir) {
-  DIR *d = opendir(dir);
-  char path[PATH_MAX];
-  for (struct dirent *e; d && (e = readdir(d));)
-    if (e->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < PATH_MAX)
-      unlink(path);
-  if (d) closedir(d);
-  rmdir(dir);
+  return scratch_dir_make(dir, size, "run_kernels") && !setenv("WEFT_CACHE_DIR", dir, 1) &&
+         !setenv("WEFT_CACHE", "1", 1);
 }
 
 int main(int argc, char **argv) {
@@ -404,7 +391,7 @@ int main(int argc, char **argv) {
   char cache[PATH_MAX];
   bool cached = private_cache(cache, sizeof cache);
   int rc = _cmocka_run_group_tests("kernels", tests, nkcases, setup, teardown);
-  if (cached) remove_cache(cache);
+  if (cached) scratch_dir_remove(cache);
   free(tests);
   return rc;
 }
