@@ -261,6 +261,11 @@ typedef struct sched_worker {
   size_t frame_stride, state_stride;
   policy_counters *pcount; /* per warp */
   unsigned char *ended; /* per warp: ended in its first call */
+  /* per warp: the barrier that a warp whose policy never started waits at with all its lanes,
+   * and where it goes on (pc NO_RESUME: none; scheduler.c) */
+  struct warp_resume {
+    uint32_t barrier, pc;
+  } *resume;
   char *local_mem;
   weft_group group;
   int traced; /* the current work-group has traced warps */

@@ -9,7 +9,9 @@
  * worker ran which work-group before.
  *
  * Every warp's first call runs without its policy, chained to the next warp's (first_calls), so
- * warps that never diverge run a work-group in one call into generated code. Then the loop runs
+ * warps that never diverge run a work-group in one call into generated code; a warp whose lanes
+ * all reach a barrier there goes on after it still without its policy (resume_warp), so that a
+ * work-group without divergence pays no policy call at its barriers. Then the loop runs
  * every warp's runnable splits (greedily, a warp until its policy has nothing left to run) and
  * hands each event of the warp function to the policy. When no warp can run, every work-item has
  * either finished or waits: if all of them wait at a barrier (any barrier: arrivals count per
@@ -24,6 +26,8 @@
 #include "runtime.h"
 
 #define NO_BARRIER UINT32_MAX
+#define NO_RESUME UINT32_MAX
+#define RESUME_WAITING (1u << 31) /* in warp_resume.pc until the barrier completes */
 
 static weft_warp_ctx *warp_ctx(sched_worker *w, unsigned i) { return &w->ctx[i]; }
 static void *warp_state(sched_worker *w, unsigned i) { return w->states + i * w->state_stride; }
@@ -47,6 +51,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(warp_start))) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
+      mul_add(&need, 1, rt_align64(nw * sizeof(struct warp_resume))) ||
       mul_add(&need, 1, rt_align64(nw)) || rt_align64(need) < need ||
       rt_align64(p->local_bytes) < p->local_bytes)
     return WEFT_ERROR_OUT_OF_MEMORY;
@@ -73,6 +78,7 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   w->start = (warp_start *)at, at += rt_align64(nw * sizeof(warp_start));
   w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
   memset(w->pcount, 0, nw * sizeof(policy_counters));
+  w->resume = (struct warp_resume *)at, at += rt_align64(nw * sizeof(struct warp_resume));
   w->ended = (unsigned char *)at;
   w->serial = p->serial;
   for (unsigned i = 0; i < p->nwarps; i++) warp_setup_launch(w, p, i);
@@ -108,6 +114,7 @@ static void group_setup(sched_worker *w, const launch_plan *p, uint64_t index) {
   }
   if (p->local_bytes) memset(w->local_mem, 0, p->local_bytes); /* most kernels have none */
   w->whole_arrivals = 0;
+  for (unsigned i = 0; i < p->nwarps; i++) w->resume[i].pc = NO_RESUME;
 }
 
 /* The lanes of warp i that are work-items: all but the tail of the last warp. */
@@ -228,14 +235,38 @@ static void regions_ran(sched_worker *w, const launch_plan *p, unsigned i, void 
   c->region_splits = c->region_entries = 0, c->region_left = 0;
 }
 
+/* A warp whose policy never started arrived at a barrier with all its lanes: it waits there as
+ * it is, and goes on after the barrier still without its policy (resume_warp). All the policy
+ * would have done is hold the warp's one split at the barrier. */
+static int wait_without_policy(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  if (c->event != WEFT_EVENT_BARRIER || c->started || c->mask != live_mask(p, i) ||
+      c->region_diverged || c->region_left || !event_ok(p->k, c))
+    return 0;
+  regions_ran(w, p, i, NULL); /* its counts */
+  w->resume[i] = (struct warp_resume){c->from_pc, c->target_pc[0] | RESUME_WAITING};
+  w->ended[i] = 0;
+  w->whole_arrivals++;
+  w->pcount[i].policy_calls++; /* the arrival, a policy call wherever it is taken */
+  return 1;
+}
+
 /* The first call of every warp runs without the policy: every policy starts a warp as all its
  * lanes at PC 0 with nothing published, and most warps of most kernels end in that one call
  * (no divergent branch, no barrier), after which there is nothing to decide. A warp that did
- * not end is handed to its policy with that call's event, as if the policy had started it. */
+ * not end is handed to its policy with that call's event, as if the policy had started it.
+ * The same goes for a call that resumed a warp after a barrier without its policy (resumed):
+ * its policy too starts with the lanes at PC 0, where they are not, but the call's event moves
+ * every lane the policy has (the call ran them all, and took no step), so where it had them
+ * does not matter; only a stopped warp is reported as it is, without its policy. */
 static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   uint64_t live = live_mask(p, i);
   uint32_t end = p->k->nblocks;
+  int resumed = w->resume[i].pc != NO_RESUME;
+  w->resume[i].pc = NO_RESUME;
+  if (wait_without_policy(w, p, i)) return WEFT_SUCCESS;
+  if (c->event == WEFT_EVENT_STOPPED && resumed && !c->started) c->policy = NULL;
   if (c->policy && !c->started && c->event != WEFT_EVENT_HANDLED) { /* the code took no step */
     p->policy->init(c->policy, p->k, &p->cfg, live);
     c->started = 1;
@@ -320,11 +351,11 @@ static int stopping(const launch_plan *p) {
 
 /* Warp i stops at the split in its ctx (pc, mask), as the generated code stops a split the
  * policy picked (kernel.h, WEFT_EVENT_STOPPED). */
-static weft_status stop_split(sched_worker *w, const launch_plan *p, unsigned i) {
+static weft_status stop_split(sched_worker *w, const launch_plan *p, unsigned i, int has_policy) {
   weft_warp_ctx *c = warp_ctx(w, i);
   c->event = WEFT_EVENT_STOPPED, c->from_pc = c->target_pc[0] = c->pc, c->ntargets = 0;
   c->target_mask[0] = c->mask;
-  return watchdog_report(w, p, i, 1);
+  return watchdog_report(w, p, i, has_policy);
 }
 
 /* ---- traced warps (trace.c) ---- */
@@ -371,10 +402,25 @@ static weft_status run_warp_traced(sched_worker *w, const launch_plan *p, unsign
   weft_warp_ctx *c = warp_ctx(w, i);
   uint32_t guard;
   while (p->policy->next(warp_state(w, i), &c->pc, &c->mask, &guard)) {
-    weft_status s = stopping(p) ? stop_split(w, p, i) : run_split_traced(w, p, i, guard);
+    weft_status s = stopping(p) ? stop_split(w, p, i, 1) : run_split_traced(w, p, i, guard);
     if (s != WEFT_SUCCESS) return s;
   }
   return WEFT_SUCCESS;
+}
+
+/* Warp i goes on after the barrier it waited at without its policy, as in its first call: all
+ * its lanes, the guard at the kernel's end, the policy's state not started. */
+static weft_status resume_warp(sched_worker *w, const launch_plan *p, unsigned i) {
+  weft_warp_ctx *c = warp_ctx(w, i);
+  uint32_t pc = w->resume[i].pc;
+  if (pc >= p->k->nblocks) /* a barrier that ends the kernel */
+    return w->resume[i].pc = NO_RESUME, w->ended[i] = 1, WEFT_SUCCESS;
+  start_warp(w, i);
+  c->pc = pc, c->chain = NULL;
+  if (stopping(p)) return w->resume[i].pc = NO_RESUME, w->ended[i] = 1, stop_split(w, p, i, 0);
+  w->counters.round_trips++;
+  p->run(c);
+  return after_first_call(w, p, i);
 }
 
 /* Runs warp i until its policy has no runnable split. */
@@ -382,9 +428,14 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   void *st = warp_state(w, i);
   if (w->ended[i]) return WEFT_SUCCESS;
+  if (w->resume[i].pc != NO_RESUME) {
+    if (w->resume[i].pc & RESUME_WAITING) return WEFT_SUCCESS;
+    weft_status s = resume_warp(w, p, i);
+    if (s != WEFT_SUCCESS || w->ended[i] || w->resume[i].pc != NO_RESUME) return s;
+  } /* else its policy started there: on with it */
   if (traced(w, p, i)) return run_warp_traced(w, p, i);
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
-    if (stopping(p)) return stop_split(w, p, i);
+    if (stopping(p)) return stop_split(w, p, i, 1);
     c->event = 0, c->ntargets = 0;
     w->counters.round_trips++;
     if (p->regions & WEFT_REGIONS_LOWEST_PC)
@@ -413,9 +464,10 @@ static group_view look(sched_worker *w, const launch_plan *p) {
   for (unsigned i = 0; i < p->nwarps; i++) {
     const void *st = warp_state(w, i);
     uint32_t pc = NO_BARRIER;
-    int ended = w->ended[i];
-    uint64_t wait = ended ? 0 : p->policy->barrier_waiting(st, &pc);
-    uint64_t fin = ended ? live_mask(p, i) : p->policy->finished(st);
+    int ended = w->ended[i], policy = !ended && w->resume[i].pc == NO_RESUME;
+    uint64_t wait = policy ? p->policy->barrier_waiting(st, &pc) : 0;
+    uint64_t fin = ended ? live_mask(p, i) : policy ? p->policy->finished(st) : 0;
+    if (!ended && !policy) wait = live_mask(p, i), pc = w->resume[i].barrier; /* waits, whole */
     uint64_t stuck = live_mask(p, i) & ~wait & ~fin;
     if (wait && v.barrier_pc == NO_BARRIER) v.barrier_pc = pc;
     if (stuck && v.stuck_warp < 0) v.stuck_warp = (int)i, v.stuck_lanes = stuck;
@@ -443,7 +495,8 @@ static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_v
 
 static weft_status release_barrier(sched_worker *w, const launch_plan *p) {
   for (unsigned i = 0; i < p->nwarps; i++)
-    if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
+    if (w->resume[i].pc != NO_RESUME) w->resume[i].pc &= ~RESUME_WAITING;
+    else if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
   w->whole_arrivals = 0;
   w->counters.barriers++;
   return WEFT_SUCCESS;
@@ -501,7 +554,7 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
     if (s == WEFT_SUCCESS) s = settle_group(w, p, p->nwarps - ended, &done);
   }
   for (unsigned i = 0; p->policy->release && i < started; i++) /* the warps that had an init */
-    if (!w->ended[i]) p->policy->release(warp_state(w, i));
+    if (!w->ended[i] && w->resume[i].pc == NO_RESUME) p->policy->release(warp_state(w, i));
   w->counters.work_groups++;
   w->counters.warps += p->nwarps;
   return s;

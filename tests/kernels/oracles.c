@@ -370,6 +370,22 @@ void oracle_address_after_barrier(kio *io) {
   for (size_t i = 0; i < N(io); i++) OUT(int32_t, 1)[(size_t)u + i] = 3 * (int32_t)i;
 }
 
+/* barrier_then_diverge.cl, a work-group at a time: each barrier's phase for all its items. */
+void oracle_barrier_then_diverge(kio *io) {
+  const int32_t *in = IN(int32_t, 0);
+  size_t n = LSIZE(io);
+  int32_t s[1024];
+  for (size_t g = 0; g < N(io); g += n) {
+    const int32_t *t = in + g;
+    for (size_t l = 0; l < n; l++) {
+      int y = t[(l + 1) % n], trips = g / n & 1 ? y & 15 : 5;
+      s[l] = 0;
+      for (int k = 0; k < trips; k++) s[l] += (k & 1) ? t[(l + (size_t)k) % n] : -k;
+    }
+    for (size_t l = 0; l < n; l++) OUT(int32_t, 1)[g + l] = s[l] + s[(l + n - 1) % n];
+  }
+}
+
 /* parts_uniform.cl, one work-item at a time. */
 void oracle_parts_uniform(kio *io) {
   int n = VAL(int32_t, 2);

@@ -263,6 +263,40 @@ static void barrier_local_exchange(void **state) {
   runtime_release(rt);
 }
 
+/* A warp that never diverged goes on after a barrier without its policy: under the policies
+ * whose steps the code takes (ctx->policy set), no call finds the state started; the results
+ * and the policy calls (one per arrival) are those of the barrier's exchange. */
+static uint32_t exchange_seen_started;
+static uint32_t exchange_spy_run(weft_warp_ctx *c) {
+  exchange_seen_started |= c->started;
+  return exchange_run(c);
+}
+
+static void barrier_without_policy(void **state) {
+  (void)state;
+  static const char *const policies[] = {"stack", "pc"};
+  fake_config(4, 4, NULL);
+  weft_runtime *rt = make_rt(1);
+  weft_compiled_kernel k = fake_kernel("exchange", exchange_spy_run, FAKE_SETARGS(exchange_setargs),
+                                       3, exchange_ipdom, 2, exchange_params,
+                                       sizeof(exchange_args));
+  k.static_local_size = EXCHANGE_STATIC;
+  for (int p = 0; p < 2; p++) {
+    int32_t out[32];
+    weft_arg args[] = {buf_arg(out, sizeof out), local_arg(8 * 4)};
+    weft_ndrange r = range1(32, 8); /* 4 work-groups of 2 warps, on one worker */
+    weft_stats s;
+    exchange_seen_started = 0;
+    assert_int_equal(runtime_launch(rt, &k, policies[p], &r, 2, args, &s, err, sizeof err),
+                     WEFT_SUCCESS);
+    assert_int_equal(exchange_seen_started, 0);
+    for (int i = 0; i < 32; i++) assert_int_equal(out[i], 3 * (i / 8 * 8 + (i % 8 + 4) % 8));
+    assert_int_equal(s.barriers, 2 * 4);
+    assert_int_equal(s.policy_calls, 2 * 8);
+  }
+  runtime_release(rt);
+}
+
 /* ---- NDRange shapes: each work-item once, with its local and group ids ---- */
 
 static uint32_t ids_run(weft_warp_ctx *c) {
@@ -726,6 +760,7 @@ int main(void) {
       cmocka_unit_test(divergent_barrier),
       cmocka_unit_test(different_barriers),
       cmocka_unit_test(barrier_local_exchange),
+      cmocka_unit_test(barrier_without_policy),
       cmocka_unit_test(ndrange_shapes),
       cmocka_unit_test(counting_only_with_stats),
       cmocka_unit_test(arguments_through_ffi),
