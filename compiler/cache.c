@@ -255,8 +255,14 @@ void cache_store(const char *key, const program_code *p, unsigned build, const j
     int fd = mkstemp(tmp);
     int ok = fd >= 0 && !write_all(fd, b.p, b.n);
     if (fd >= 0 && close(fd)) ok = 0;
-    if (ok && !rename(tmp, path)) debug_cache("stored", path);
-    else if (fd >= 0) unlink(tmp);
+    if (ok && !rename(tmp, path)) {
+      debug_cache("stored", path);
+      char *slash = strrchr(path, '/');
+      *slash = 0; /* path: the folder; slash + 1: the entry's name */
+      cache_trim(path, slash + 1);
+    } else if (fd >= 0) {
+      unlink(tmp);
+    }
   }
   free(b.p);
 }
@@ -371,13 +377,17 @@ static void take_program(in_buf *b, const char *key, program_code *p, unsigned *
   if (b->p != b->end) b->bad = 1;
 }
 
-/* The file at path if it is the user's own regular file; malloc'd. */
+/* The file at path if it is the user's own regular file; malloc'd. Its time becomes now: the
+ * entries used longest ago are the first deleted (cache_trim.c). */
 static char *read_entry(const char *path, size_t *n) {
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat st;
   char *text = NULL;
-  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid()) text = file_read_fd(fd, n);
+  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+    text = file_read_fd(fd, n);
+    futimens(fd, NULL);
+  }
   close(fd);
   return text;
 }

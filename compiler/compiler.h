@@ -537,5 +537,8 @@ void cache_store(const char *key, const program_code *p, unsigned build, const j
 /* The objects' functions named for build `to` instead of `from`: 0, or -1 when an object is
  * not one it can read. */
 int cache_rename(jit_objects *o, unsigned from, unsigned to);
+/* cache_trim.c: the entries of folder dir used longest ago deleted until the folder is under
+ * WEFT_CACHE_SIZE, but `kept` (an entry's name in it). */
+void cache_trim(const char *dir, const char *kept);
 
 #endif

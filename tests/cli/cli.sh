@@ -773,6 +773,43 @@ test_cache_unsafe_dir() {
   [ "$(entries)" = 0 ] || fail "an entry was written"
 }
 
+# the folder stays under WEFT_CACHE_SIZE: the entries used longest ago go first (a hit counts as
+# a use), never the one just written; a temporary file over an hour old goes too (its writer
+# died); a bad size is said once, and the default kept
+test_cache_size_limit() {
+  hist() { cached "$samples/histogram.cl" --out "0=$dir/$1"; }
+  WEFT_CACHE=1 WEFT_CACHE_DIR=$dir/probe weft run "$samples/histogram.cl"
+  hist_size=$(cat "$dir"/probe/*.weftc | wc -c)
+  mandel plain
+  m=$(ls "$dir"/cache/*.weftc)
+  cached "$vadd" -g 256 -l 64 --arg f32[256]=iota --arg f32[256]=iota --arg f32[256]=zero
+  v=$(ls "$dir"/cache/*.weftc | grep -v "$m")
+  mandel again
+  expect_hit
+  stale=$dir/cache/0123456789abcdef.weftc.AbCdEf fresh=$dir/cache/fedcba9876543210.weftc.AbCdEf
+  : >"$stale" && touch -d '2 hours ago' "$stale" && : >"$fresh"
+  limit=$(($(wc -c <"$m") + $(wc -c <"$v") + hist_size - 1))
+  WEFT_CACHE_SIZE=$limit hist first
+  expect_built
+  expect_line "weft: cache: deleted, to keep the folder under WEFT_CACHE_SIZE, ${v##*/}"
+  [ ! -e "$v" ] && [ -e "$m" ] || fail "not the entry used longest ago went: $(ls "$dir/cache")"
+  [ "$(entries)" = 2 ] || fail "$(entries) entries, expected 2"
+  [ ! -e "$stale" ] && [ -e "$fresh" ] || fail "the temporary files: $(ls "$dir/cache")"
+  WEFT_CACHE_SIZE=1 hist second
+  expect_hit
+  [ "$(entries)" = 2 ] || fail "a hit deleted entries"
+  WEFT_CACHE_SIZE=1 mandel third
+  expect_hit
+  WEFT_CACHE_SIZE=12x cached "$vadd" -g 256 -l 64 --arg f32[256]=iota --arg f32[256]=iota \
+    --arg f32[256]=zero
+  expect_built
+  expect_line "weft: WEFT_CACHE_SIZE '12x' is not a size .*: the cache keeps 512M"
+  [ "$(entries)" = 3 ] || fail "$(entries) entries after a bad size, expected 3"
+  WEFT_CACHE_SIZE=1 WEFT_CACHE=1 WEFT_CACHE_DIR=$dir/cache weft run "$samples/loop_break.cl"
+  expect_status 0
+  [ "$(entries)" = 1 ] || fail "$(entries) entries under a budget of 1 byte, expected 1"
+}
+
 # a buffer of wide elements last: its slot is a pointer's 8 bytes, not a float4's 16 (the entry
 # was refused as damaged)
 test_cache_hit_wide_elements() {
