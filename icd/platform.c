@@ -148,6 +148,22 @@ static cl_uint simd_bytes(void) {
   return __builtin_cpu_supports("avx512f") ? 64 : 32;
 }
 
+/* The CPU's clock in MHz: its highest (cpufreq), else what /proc/cpuinfo says now (a VM's
+ * nominal clock: it has no cpufreq), else 0 for unknown. */
+static cl_uint clock_mhz(void) {
+  unsigned long khz = 0;
+  double mhz = 0;
+  char line[256];
+  FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+  if (f && fscanf(f, "%lu", &khz) == 1 && khz >= 1000 && khz < 100000000ul)
+    return fclose(f), (cl_uint)(khz / 1000);
+  if (f) fclose(f);
+  if (!(f = fopen("/proc/cpuinfo", "r"))) return 0;
+  while (fgets(line, sizeof line, f) && sscanf(line, "cpu MHz : %lf", &mhz) != 1) continue;
+  fclose(f);
+  return mhz >= 1 && mhz < 100000 ? (cl_uint)(mhz + 0.5) : 0;
+}
+
 weft_options wcl_device_options(void) {
   weft_options o = *wcl_env_options();
   if (!o.threads) {
@@ -181,7 +197,7 @@ static int uint_info(cl_device_info name, cl_uint *v) {
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: *v = simd / 4; return 1;
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
   case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: *v = simd / 8; return 1;
-  case CL_DEVICE_MAX_CLOCK_FREQUENCY: *v = 0; return 1; /* unknown: it varies */
+  case CL_DEVICE_MAX_CLOCK_FREQUENCY: *v = clock_mhz(); return 1;
   case CL_DEVICE_ADDRESS_BITS: *v = 64; return 1;
   case CL_DEVICE_MAX_READ_IMAGE_ARGS:
   case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:

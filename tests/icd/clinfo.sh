@@ -7,6 +7,7 @@ command -v clinfo >/dev/null 2>&1 || { echo "clinfo is missing (./setup.sh insta
 out=$(LD_PRELOAD=${CLINFO_PRELOAD:-} clinfo) || { echo "clinfo failed"; exit 1; }
 for want in "Platform Name  *weft" "Platform Version  *OpenCL 1.2 weft" "Device Type  *CPU" \
             "Device OpenCL C Version  *OpenCL C 1.2" "Image support  *No" \
+            "Max clock frequency  *[1-9][0-9]*MHz" \
             "clCreateContextFromType(NULL, CL_DEVICE_TYPE_CPU)  *Success"; do
   printf '%s\n' "$out" | grep -q "$want" || { printf '%s\n' "$out"; echo "clinfo: no line matching '$want'"; exit 1; }
 done
