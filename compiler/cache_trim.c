@@ -77,7 +77,8 @@ void cache_trim(const char *dir, const char *kept) {
   size_t n = 0, cap = 0;
   for (struct dirent *de; (de = readdir(d));) {
     struct stat st;
-    if (strlen(de->d_name) >= sizeof e->name ||
+    size_t len = strlen(de->d_name);
+    if (len >= sizeof e->name ||
         fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
         st.st_uid != geteuid())
       continue;
@@ -88,7 +89,7 @@ void cache_trim(const char *dir, const char *kept) {
       if (!more) break;
       e = more;
     }
-    snprintf(e[n].name, sizeof e[n].name, "%s", de->d_name);
+    memcpy(e[n].name, de->d_name, len + 1);
     e[n].bytes = (uint64_t)st.st_size, e[n].used = st.st_mtim;
     total += e[n++].bytes;
   }

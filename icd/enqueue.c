@@ -396,6 +396,8 @@ typedef struct launch_data {
   size_t offset[3];
   unsigned nargs;
   weft_arg *args;
+  cl_mem *copied; /* per argument: its buffer, where the launch runs on an aligned copy */
+  char **copy;    /* per argument: that copy of its whole buffer, while the launch runs */
 } launch_data;
 
 static const char *stats_file; /* WEFT_STATS, read once */
@@ -429,12 +431,65 @@ static void stats_append(cl_context ctx, const char *kernel, const weft_ndrange 
   free(text);
 }
 
+/* ---- CL_MEM_USE_HOST_PTR memory that is not aligned as the kernel's elements need ----
+ * OpenCL C lets a kernel's code assume a buffer aligned to its elements (a vector load of an
+ * int8 may fault otherwise), so weft refuses a buffer that is not; the host's memory of a
+ * USE_HOST_PTR buffer is whatever it allocated (malloc gives 16 bytes). Such a buffer's launch
+ * runs on an aligned copy of the whole buffer (its sub-buffers keep their places in it, 128
+ * bytes apart), which is written back to the host's memory when the kernel has run: the
+ * specification lets an implementation cache USE_HOST_PTR memory so for the kernel's time. */
+
+/* The alignment a buffer of elements of `size` bytes must have: the largest power of two that
+ * divides it (a struct's size is a multiple of its alignment), up to a long16's 128. */
+static size_t elements_align(size_t size) {
+  size_t a = size & (~size + 1);
+  return a == 0 || a > 128 ? 128 : a;
+}
+
+static int needs_copy(cl_mem m, size_t element) {
+  return m && m->host_ptr && (uintptr_t)m->data % elements_align(element);
+}
+
+static cl_mem root_of(cl_mem m) { return m->parent ? m->parent : m; }
+
+/* The copies, one per buffer (arguments on one buffer share it); 0, or -1 out of memory. */
+static int copies_make(launch_data *d) {
+  for (unsigned i = 0; i < d->nargs; i++) {
+    cl_mem m = d->copied[i];
+    if (!m) continue;
+    cl_mem root = root_of(m);
+    for (unsigned j = 0; j < i && !d->copy[i]; j++)
+      if (d->copied[j] && root_of(d->copied[j]) == root) d->copy[i] = d->copy[j];
+    if (!d->copy[i]) {
+      if (!(d->copy[i] = weft_buffer_alloc(root->size))) return -1;
+      memcpy(d->copy[i], root->data, root->size);
+    }
+    d->args[i].value = d->copy[i] + m->origin;
+  }
+  return 0;
+}
+
+/* Each copy written back (unless the kernel may only read its buffer) and freed, once. */
+static void copies_done(launch_data *d, int ran) {
+  for (unsigned i = 0; i < d->nargs; i++) {
+    if (!d->copy[i]) continue;
+    int first = 1;
+    for (unsigned j = 0; j < i; j++) first &= d->copy[j] != d->copy[i];
+    if (!first) continue;
+    cl_mem root = root_of(d->copied[i]);
+    if (ran && !(root->flags & CL_MEM_READ_ONLY)) memcpy(root->data, d->copy[i], root->size);
+    weft_buffer_free(d->copy[i], root->size);
+  }
+}
+
 static cl_int run_launch(command *c) {
   launch_data *d = c->data;
   cl_context ctx = d->k->program->ctx;
   weft_stats st, *want = stats_path() ? &st : NULL;
+  if (copies_make(d)) return copies_done(d, 0), CL_OUT_OF_HOST_MEMORY;
   weft_status s = weft_kernel_launch_offset(d->k->weft, &d->range, d->offset, d->nargs, d->args,
                                             want);
+  copies_done(d, s == WEFT_SUCCESS);
   if (s != WEFT_SUCCESS) {
     ctx_notify(ctx, weft_last_error(ctx->weft));
     return CL_OUT_OF_RESOURCES;
@@ -501,11 +556,14 @@ static char null_buffer[64];
 static void fill_args(command *c, cl_kernel k) {
   launch_data *d = c->data;
   d->args = (weft_arg *)(d + 1);
-  unsigned char *values = (unsigned char *)(d->args + k->nargs);
+  d->copied = (cl_mem *)(d->args + k->nargs);
+  d->copy = (char **)(d->copied + k->nargs);
+  unsigned char *values = (unsigned char *)(d->copy + k->nargs);
   for (cl_uint i = 0; i < k->nargs; i++) {
     const kernel_arg *a = &k->args[i];
     weft_arg *w = &d->args[i];
     w->kind = a->info.kind, w->type = a->info.type, w->size = a->size;
+    d->copied[i] = NULL, d->copy[i] = NULL;
     if (a->info.kind == WEFT_ARG_VALUE) {
       memcpy(values, a->value, a->size);
       w->value = values;
@@ -514,6 +572,7 @@ static void fill_args(command *c, cl_kernel k) {
       w->value = a->mem ? a->mem->data : null_buffer;
       w->size = a->mem ? a->mem->size : sizeof null_buffer;
       if (a->mem) cmd_hold(c, a->mem);
+      if (needs_copy(a->mem, a->info.size)) d->copied[i] = a->mem;
     }
   }
   d->nargs = k->nargs;
@@ -530,7 +589,8 @@ static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, cons
   if (!err) err = check_args(k, q->ctx, &value_bytes);
   if (!err) err = check_wait_list(q->ctx, nwaits, waits);
   if (err) return err;
-  command *c = cmd_new(run_launch, sizeof(launch_data) + k->nargs * sizeof(weft_arg) + value_bytes,
+  size_t per_arg = sizeof(weft_arg) + sizeof(cl_mem) + sizeof(char *);
+  command *c = cmd_new(run_launch, sizeof(launch_data) + k->nargs * per_arg + value_bytes,
                        k->nargs + 1);
   if (!c) return CL_OUT_OF_HOST_MEMORY;
   launch_data *d = c->data;

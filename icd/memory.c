@@ -1,7 +1,8 @@
 /* Buffers and sub-buffers. A buffer's bytes are the host's own memory (the device is the host):
  * weft_buffer_alloc'd here, between inaccessible regions, so that a kernel that runs past
  * its buffer faults instead of writing the host's heap; or, with CL_MEM_USE_HOST_PTR, the
- * host's memory itself, as the specification wants (the kernel works on it in place). A
+ * host's memory itself, as the specification wants (the kernel works on it in place, unless it
+ * is not aligned as the kernel's elements need: enqueue.c). A
  * sub-buffer is a window on its buffer's bytes. Mapping returns a pointer into the bytes.
  *
  * Images and samplers are not supported: no device of the platform supports images

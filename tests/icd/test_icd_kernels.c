@@ -45,6 +45,10 @@ static const char source[] =
     "  size_t i = y * get_global_size(0) + x;\n"
     "  out[3 * i] = get_global_id(0); out[3 * i + 1] = get_global_id(1);\n"
     "  out[3 * i + 2] = get_local_size(0) * 1000 + get_local_size(1);\n"
+    "}\n"
+    "__kernel void shift8(__global const int8 *in, __global int8 *out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  out[i] = in[i] * 3 + (int8)(i);\n"
     "}\n";
 
 static cl_env env;
@@ -109,6 +113,46 @@ static void vector_add(void **state) {
   run_vadd(CL_MEM_USE_HOST_PTR, 1024, 0, NULL);
   run_vadd(CL_MEM_ALLOC_HOST_PTR, 777, 0, NULL);
   run_vadd(CL_MEM_COPY_HOST_PTR, 1024, 96, NULL); /* items 96..1023 only */
+}
+
+/* CL_MEM_USE_HOST_PTR memory that is not aligned as the kernel's int8 elements (32 bytes), as
+ * malloc may give it: the kernel runs (on an aligned copy) and its results are in the host's
+ * memory after clFinish; two sub-buffers of one such buffer share the copy. */
+static void misaligned_host_memory(void **state) {
+  (void)state;
+  enum { N = 64, INTS = 8 * N };
+  int32_t *mem = aligned_alloc(128, 3 * INTS * 4 + 128);
+  int32_t *in = mem + 4, *out = in + INTS; /* 16 bytes past a 128-byte boundary */
+  for (int i = 0; i < INTS; i++) in[i] = i * 7 - 100, out[i] = -1;
+  cl_mem min = buffer(&env, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, INTS * 4, in);
+  cl_mem mout = buffer(&env, CL_MEM_USE_HOST_PTR, INTS * 4, out);
+  cl_kernel k = kernel(prog, "shift8");
+  CL_OK(clSetKernelArg(k, 0, sizeof min, &min));
+  CL_OK(clSetKernelArg(k, 1, sizeof mout, &mout));
+  size_t global = N;
+  CL_OK(clEnqueueNDRangeKernel(env.q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+  CL_OK(clFinish(env.q));
+  for (int i = 0; i < INTS; i++)
+    if (out[i] != in[i] * 3 + i / 8)
+      fail_msg("out[%d] = %d, want %d", i, out[i], in[i] * 3 + i / 8);
+  cl_int err;
+  cl_mem both = buffer(&env, CL_MEM_USE_HOST_PTR, 2 * INTS * 4, in);
+  cl_buffer_region half[2] = {{0, INTS * 4}, {INTS * 4, INTS * 4}};
+  cl_mem lo = clCreateSubBuffer(both, 0, CL_BUFFER_CREATE_TYPE_REGION, &half[0], &err);
+  CL_OK(err);
+  cl_mem hi = clCreateSubBuffer(both, 0, CL_BUFFER_CREATE_TYPE_REGION, &half[1], &err);
+  CL_OK(err);
+  CL_OK(clSetKernelArg(k, 0, sizeof hi, &hi)); /* out = in, from the other half */
+  CL_OK(clSetKernelArg(k, 1, sizeof lo, &lo));
+  int32_t want[INTS];
+  for (int i = 0; i < INTS; i++) want[i] = out[i] * 3 + i / 8;
+  CL_OK(clEnqueueNDRangeKernel(env.q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+  CL_OK(clFinish(env.q));
+  assert_memory_equal(in, want, sizeof want);
+  clReleaseMemObject(lo), clReleaseMemObject(hi), clReleaseMemObject(both);
+  clReleaseKernel(k);
+  clReleaseMemObject(min), clReleaseMemObject(mout);
+  free(mem);
 }
 
 static void reduction_in_local_memory(void **state) {
@@ -330,12 +374,12 @@ static void program_and_kernel_info(void **state) {
   size_t nkernels;
   CL_OK(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL));
   CL_OK(clGetProgramInfo(prog, CL_PROGRAM_NUM_KERNELS, sizeof nkernels, &nkernels, NULL));
-  assert_string_equal(names, "vadd;reduce;bfs_level;values;ids");
-  assert_int_equal(nkernels, 5);
-  cl_kernel ks[5];
+  assert_string_equal(names, "vadd;reduce;bfs_level;values;ids;shift8");
+  assert_int_equal(nkernels, 6);
+  cl_kernel ks[6];
   cl_uint n;
-  CL_OK(clCreateKernelsInProgram(prog, 5, ks, &n));
-  assert_int_equal(n, 5);
+  CL_OK(clCreateKernelsInProgram(prog, 6, ks, &n));
+  assert_int_equal(n, 6);
   char name[64];
   CL_OK(clGetKernelInfo(ks[2], CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL));
   assert_string_equal(name, "bfs_level");
@@ -387,7 +431,7 @@ static void program_and_kernel_info(void **state) {
              sizeof count, &count, NULL));
   assert_int_equal(size, multiple < 96 ? multiple : 96);
   assert_int_equal(count, (96 + multiple - 1) / multiple);
-  for (int i = 0; i < 5; i++) CL_OK(clReleaseKernel(ks[i]));
+  for (int i = 0; i < 6; i++) CL_OK(clReleaseKernel(ks[i]));
 }
 
 static void build_log_names_the_line(void **state) {
@@ -415,6 +459,7 @@ static void build_log_names_the_line(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(vector_add),
+      cmocka_unit_test(misaligned_host_memory),
       cmocka_unit_test(reduction_in_local_memory),
       cmocka_unit_test(bfs_one_launch_per_level),
       cmocka_unit_test(scalar_vector_struct_args),
