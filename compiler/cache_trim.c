@@ -78,9 +78,8 @@ void cache_trim(const char *dir, const char *kept) {
   for (struct dirent *de; (de = readdir(d));) {
     struct stat st;
     size_t len = strlen(de->d_name);
-    if (len >= sizeof e->name ||
-        fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-        st.st_uid != geteuid())
+    if (len >= sizeof e->name || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+        !S_ISREG(st.st_mode) || st.st_uid != geteuid())
       continue;
     if (stale_temp(de->d_name, &st)) unlinkat(dirfd(d), de->d_name, 0);
     if (!ends_with(de->d_name, ENTRY_SUFFIX)) continue;

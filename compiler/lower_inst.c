@@ -73,10 +73,11 @@ static int is_packed(lower *L, LLVMValueRef addr, LLVMTypeRef t) {
 }
 
 /* How an access runs: as a gather/scatter (GATHER_AFFINE: a lane-affine one, when the launch
- * does not make the addresses contiguous, local size X not a multiple of G), packed under the
- * group's mask, or packed with every lane of the group active (a plain vector load or store:
- * masked AVX-512 memory operations cost twice as much on some CPUs). */
-enum access_mode { GATHER, GATHER_AFFINE, PACKED_MASKED, PACKED_FULL };
+ * does not make the addresses contiguous, local size X not a multiple of G; GATHER_ONE: a load
+ * of the one active lane's element, see gather_switch), packed under the group's mask, or packed
+ * with every lane of the group active (a plain vector load or store: masked AVX-512 memory
+ * operations cost twice as much on some CPUs). */
+enum access_mode { GATHER, GATHER_AFFINE, GATHER_ONE, PACKED_MASKED, PACKED_FULL };
 typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode mode);
 
 /* Access f under modes[0..n-1] (n <= 3), each on a path of its own: path i where conds[i] holds
@@ -84,7 +85,7 @@ typedef LLVMValueRef (*access_fn)(lower *L, LLVMValueRef inst, enum access_mode 
  * phi. The blocks go in the order that LLVM lays out best here: the tests, then the paths. */
 static LLVMValueRef access_paths(lower *L, LLVMValueRef inst, access_fn f,
                                  const LLVMValueRef *conds, const enum access_mode *modes, int n) {
-  static const char *const names[] = {"gather", "gather", "partial", "full"}; /* by mode */
+  static const char *const names[] = {"gather", "gather", "one", "partial", "full"}; /* by mode */
   LLVMBasicBlockRef other = n > 2 ? LLVMAppendBasicBlockInContext(L->c, L->fn, "other") : NULL,
                     path[3], join;
   for (int i = 0; i < n; i++) path[i] = LLVMAppendBasicBlockInContext(L->c, L->fn, names[modes[i]]);
@@ -364,9 +365,23 @@ static LLVMValueRef narrow_gather_at(lower *L, const base_index *bi, LLVMValueRe
   return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, w, shift, ""), vt, "");
 }
 
+/* The element of the group's one active lane, in every lane. */
+static LLVMValueRef load_one(lower *L, LLVMValueRef ld) {
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group), addr = LLVMGetOperand(ld, 0);
+  LLVMTypeRef bt = LLVMTypeOf(bits), t = LLVMTypeOf(ld);
+  LLVMValueRef first = lw_intrinsic(
+      L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
+      (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+  LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
+  LLVMValueRef v = LLVMBuildLoad2(L->b, t, lane_value(L, addr, lane), "");
+  LLVMSetAlignment(v, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
+  return lw_splat(L, v);
+}
+
 static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode) {
   LLVMTypeRef t = LLVMTypeOf(ld), vt = lw_vtype(L, t);
   unsigned k = lw_width(t);
+  if (mode == GATHER_ONE) return load_one(L, ld);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
   if (mode >= PACKED_MASKED) {
@@ -477,6 +492,26 @@ static LLVMValueRef wrapped_switch(lower *L, LLVMValueRef inst, LLVMValueRef a, 
   return access_paths(L, inst, f, &cond, modes, 2);
 }
 
+/* A gathered load in a loop where one lane of the group is active reads that lane's element
+ * alone: lanes leave a divergent loop one by one, so its late trips run few (the probe loops
+ * of a hash lookup or a graph walk), and a gather waits for its lanes' loads in turn (about 25
+ * cycles on Zen 3 for 1 lane or 8) where a load takes 4 or 5. Outside loops, where warps run
+ * full, the test would cost more than it saves (a bitonic sort's step: 10% slower). Vector
+ * elements (k > 1) always gather. */
+static LLVMValueRef gather_switch(lower *L, LLVMValueRef inst, access_fn f) {
+  int pc = cfg_pc_of(L->cfg, LLVMGetInstructionParent(inst));
+  if (f != load_access || lw_width(LLVMTypeOf(inst)) != 1 || pc < 0 || !L->in_loop[pc])
+    return f(L, inst, GATHER);
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
+  LLVMTypeRef bt = LLVMTypeOf(bits);
+  LLVMValueRef rest = LLVMBuildAnd(L->b, bits, LLVMBuildSub(L->b, bits, LLVMConstInt(bt, 1, 0), ""),
+                                   ""); /* bits but the lowest */
+  LLVMValueRef one = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bits, LLVMConstNull(bt), ""),
+                                  LLVMBuildICmp(L->b, LLVMIntEQ, rest, LLVMConstNull(bt), ""), "");
+  static const enum access_mode modes[2] = {GATHER_ONE, GATHER};
+  return access_paths(L, inst, f, &one, modes, 2);
+}
+
 /* A load or store (f) at a varying address of elements of type t, by the address's shape:
  * lane-affine, wrapped lane-affine, or any other (a gather or scatter). */
 static LLVMValueRef access_by_shape(lower *L, LLVMValueRef inst, LLVMValueRef addr, LLVMTypeRef t,
@@ -484,7 +519,7 @@ static LLVMValueRef access_by_shape(lower *L, LLVMValueRef inst, LLVMValueRef ad
   if (is_packed(L, addr, t)) return affine_switch(L, inst, f);
   uint64_t mask;
   LLVMValueRef a = wrapped_affine(L, addr, t, &mask);
-  return a ? wrapped_switch(L, inst, a, mask, f) : f(L, inst, GATHER);
+  return a ? wrapped_switch(L, inst, a, mask, f) : gather_switch(L, inst, f);
 }
 
 static LLVMValueRef lower_load(lower *L, LLVMValueRef ld) {
