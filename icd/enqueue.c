@@ -576,6 +576,12 @@ static void fill_args(command *c, cl_kernel k) {
     }
   }
   d->nargs = k->nargs;
+  /* every argument on a copied buffer uses the copy, whatever its elements: the kernel's
+   * writes through one are seen through the others, and none is lost to the write-back */
+  for (cl_uint i = 0; i < k->nargs; i++)
+    for (cl_uint j = 0; j < k->nargs && !d->copied[i] && k->args[i].mem; j++)
+      if (d->copied[j] && root_of(d->copied[j]) == root_of(k->args[i].mem))
+        d->copied[i] = k->args[i].mem;
 }
 
 static cl_int enqueue_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,

@@ -49,6 +49,11 @@ static const char source[] =
     "__kernel void shift8(__global const int8 *in, __global int8 *out) {\n"
     "  size_t i = get_global_id(0);\n"
     "  out[i] = in[i] * 3 + (int8)(i);\n"
+    "}\n"
+    "__kernel void twice8(__global int8 *v, __global uchar *bytes) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i) v[i] *= 2;\n"
+    "  else for (int b = 0; b < 32; b++) bytes[b] = 5;\n"
     "}\n";
 
 static cl_env env;
@@ -117,7 +122,8 @@ static void vector_add(void **state) {
 
 /* CL_MEM_USE_HOST_PTR memory that is not aligned as the kernel's int8 elements (32 bytes), as
  * malloc may give it: the kernel runs (on an aligned copy) and its results are in the host's
- * memory after clFinish; two sub-buffers of one such buffer share the copy. */
+ * memory after clFinish; two sub-buffers of one such buffer share the copy, and so does an
+ * argument of bytes on it. */
 static void misaligned_host_memory(void **state) {
   (void)state;
   enum { N = 64, INTS = 8 * N };
@@ -150,6 +156,15 @@ static void misaligned_host_memory(void **state) {
   CL_OK(clFinish(env.q));
   assert_memory_equal(in, want, sizeof want);
   clReleaseMemObject(lo), clReleaseMemObject(hi), clReleaseMemObject(both);
+  clReleaseKernel(k);
+  /* one buffer as int8s and as bytes: the bytes' writes are not lost to the int8s' copy */
+  k = kernel(prog, "twice8");
+  CL_OK(clSetKernelArg(k, 0, sizeof mout, &mout));
+  CL_OK(clSetKernelArg(k, 1, sizeof mout, &mout));
+  for (int i = 0; i < INTS; i++) want[i] = i < 8 ? 0x05050505 : 2 * out[i];
+  CL_OK(clEnqueueNDRangeKernel(env.q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+  CL_OK(clFinish(env.q));
+  assert_memory_equal(out, want, sizeof want);
   clReleaseKernel(k);
   clReleaseMemObject(min), clReleaseMemObject(mout);
   free(mem);
@@ -374,12 +389,12 @@ static void program_and_kernel_info(void **state) {
   size_t nkernels;
   CL_OK(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL));
   CL_OK(clGetProgramInfo(prog, CL_PROGRAM_NUM_KERNELS, sizeof nkernels, &nkernels, NULL));
-  assert_string_equal(names, "vadd;reduce;bfs_level;values;ids;shift8");
-  assert_int_equal(nkernels, 6);
-  cl_kernel ks[6];
+  assert_string_equal(names, "vadd;reduce;bfs_level;values;ids;shift8;twice8");
+  assert_int_equal(nkernels, 7);
+  cl_kernel ks[7];
   cl_uint n;
-  CL_OK(clCreateKernelsInProgram(prog, 6, ks, &n));
-  assert_int_equal(n, 6);
+  CL_OK(clCreateKernelsInProgram(prog, 7, ks, &n));
+  assert_int_equal(n, 7);
   char name[64];
   CL_OK(clGetKernelInfo(ks[2], CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL));
   assert_string_equal(name, "bfs_level");
@@ -431,7 +446,7 @@ static void program_and_kernel_info(void **state) {
              sizeof count, &count, NULL));
   assert_int_equal(size, multiple < 96 ? multiple : 96);
   assert_int_equal(count, (96 + multiple - 1) / multiple);
-  for (int i = 0; i < 6; i++) CL_OK(clReleaseKernel(ks[i]));
+  for (int i = 0; i < 7; i++) CL_OK(clReleaseKernel(ks[i]));
 }
 
 static void build_log_names_the_line(void **state) {
