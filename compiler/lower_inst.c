@@ -190,18 +190,22 @@ static LLVMValueRef lane_value(lower *L, LLVMValueRef v, LLVMValueRef lane) {
              : LLVMBuildExtractElement(L->b, lw_vector_of(L, v), lane, "");
 }
 
+/* The group's first active lane, as an i64 (the group has one: BCC skips empty groups). */
+static LLVMValueRef first_active_lane(lower *L) {
+  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
+  LLVMValueRef first = lw_intrinsic(
+      L, "llvm.cttz", (LLVMTypeRef[]){LLVMTypeOf(bits)}, 1,
+      (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
+  return LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
+}
+
 /* The address lane 0 of the group would use, for a packed access at `addr` of elements of type
  * t. With every lane active it is lane 0's own; otherwise it comes from the first active lane:
  * an inactive lane's value may be stale (a frame slot it never stored, say). */
 static LLVMValueRef lane0_address(lower *L, LLVMValueRef addr, LLVMTypeRef t,
                                   enum access_mode mode) {
   if (mode == PACKED_FULL) return lane_value(L, addr, lw_const_i64(L, 0));
-  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group); /* not 0: BCC skips empty groups */
-  LLVMTypeRef bt = LLVMTypeOf(bits);
-  LLVMValueRef first = lw_intrinsic(
-      L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
-      (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
-  LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
+  LLVMValueRef lane = first_active_lane(L);
   LLVMValueRef back = LLVMBuildMul(
       L->b, lane, lw_const_i64(L, (uint64_t)-(int64_t)LLVMStoreSizeOfType(L->td, t)), "");
   return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), lane_value(L, addr, lane), &back, 1, "");
@@ -367,13 +371,8 @@ static LLVMValueRef narrow_gather_at(lower *L, const base_index *bi, LLVMValueRe
 
 /* The element of the group's one active lane, in every lane. */
 static LLVMValueRef load_one(lower *L, LLVMValueRef ld) {
-  LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group), addr = LLVMGetOperand(ld, 0);
-  LLVMTypeRef bt = LLVMTypeOf(bits), t = LLVMTypeOf(ld);
-  LLVMValueRef first = lw_intrinsic(
-      L, "llvm.cttz", (LLVMTypeRef[]){bt}, 1,
-      (LLVMValueRef[]){bits, LLVMConstInt(LLVMInt1TypeInContext(L->c), 1, 0)}, 2);
-  LLVMValueRef lane = LLVMBuildZExt(L->b, first, LLVMInt64TypeInContext(L->c), "");
-  LLVMValueRef v = LLVMBuildLoad2(L->b, t, lane_value(L, addr, lane), "");
+  LLVMValueRef at = lane_value(L, LLVMGetOperand(ld, 0), first_active_lane(L));
+  LLVMValueRef v = LLVMBuildLoad2(L->b, LLVMTypeOf(ld), at, "");
   LLVMSetAlignment(v, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
   return lw_splat(L, v);
 }
