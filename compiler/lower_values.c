@@ -177,7 +177,7 @@ LLVMTypeRef lw_frame_type(lower *L, LLVMTypeRef t) {
 }
 
 static size_t frame_alloc(lower *L, size_t bytes) {
-  size_t off = (L->frame_size + 63) & ~(size_t)63;
+  size_t off = weft_frame_align(L->frame_size); /* the frame starts so aligned too */
   L->frame_size = off + bytes;
   return off;
 }

@@ -43,6 +43,13 @@
 #include "weft.h"
 
 #define WEFT_MAX_WARP 64
+/* A warp's frame starts on this, and its values and private variables are placed on it: a
+ * long16's or a double16's alignment, the most OpenCL C has (a lane's copy of a private
+ * variable is at frame + offset + lane × its size). */
+#define WEFT_FRAME_ALIGN 128
+static inline size_t weft_frame_align(size_t n) {
+  return (n + WEFT_FRAME_ALIGN - 1) & ~(size_t)(WEFT_FRAME_ALIGN - 1);
+}
 
 enum weft_event {
   WEFT_EVENT_BRANCH = 1,  /* the lanes go to targets: 1 target at/past the guard, 2+ diverged */
@@ -159,7 +166,7 @@ typedef struct weft_warp_ctx {
   uint64_t region_left;
   /* Fixed for the warp. */
   const weft_group *group;
-  char *frame; /* weft_compiled_kernel.frame_size bytes, 64-byte aligned */
+  char *frame; /* weft_compiled_kernel.frame_size bytes, WEFT_FRAME_ALIGN-byte aligned */
   /* each lane's local id per dimension, cache-line aligned: a lane group's ids are a vector
    * load that does not straddle two lines */
   _Alignas(64) uint32_t lid[3][WEFT_MAX_WARP];

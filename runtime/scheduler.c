@@ -45,16 +45,17 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   const weft_compiled_kernel *k = p->k;
   size_t nw = p->nwarps, ctx_stride = rt_align64(sizeof(weft_warp_ctx));
   size_t need = 0;
-  w->frame_stride = rt_align64(k->frame_size);
+  w->frame_stride = weft_frame_align(k->frame_size);
   w->state_stride = rt_align64(p->policy->state_size(k));
   if (w->frame_stride < k->frame_size || mul_add(&need, nw, ctx_stride) ||
       mul_add(&need, nw, w->frame_stride) || mul_add(&need, nw, w->state_stride) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(warp_start))) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(policy_counters))) ||
       mul_add(&need, 1, rt_align64(nw * sizeof(struct warp_resume))) ||
-      mul_add(&need, 1, rt_align64(nw)) || rt_align64(need) < need ||
+      mul_add(&need, 1, rt_align64(nw)) || weft_frame_align(need) < need ||
       rt_align64(p->local_bytes) < p->local_bytes)
     return WEFT_ERROR_OUT_OF_MEMORY;
+  need = weft_frame_align(need); /* so that the block, from cap - need, starts on a frame's line */
   if (need > w->cap) {
     weft_buffer_free(w->buf, w->cap);
     w->cap = 0;
@@ -71,9 +72,9 @@ static weft_status layout(sched_worker *w, const launch_plan *p) {
   }
   /* it ends where its buffer does, at the guard: an overrun faults at once */
   w->local_mem = w->local_buf + rt_align64(w->local_cap) - rt_align64(p->local_bytes);
-  char *at = w->buf + (w->cap - need);
-  w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
+  char *at = w->buf + (w->cap - need); /* weft_buffer_alloc'd: the frames' alignment */
   w->frames = at, at += nw * w->frame_stride;
+  w->ctx = (weft_warp_ctx *)at, at += nw * ctx_stride;
   w->states = at, at += nw * w->state_stride;
   w->start = (warp_start *)at, at += rt_align64(nw * sizeof(warp_start));
   w->pcount = (policy_counters *)at, at += rt_align64(nw * sizeof(policy_counters));
@@ -272,7 +273,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
     c->started = 1;
   }
   if (c->event == WEFT_EVENT_STOPPED) { /* a warp without a policy state counts as ended, so */
-    w->ended[i] = !c->policy;           /* that nothing releases a state it never had */
+    w->ended[i] = !c->policy; /* that nothing releases a state it never had */
     return watchdog_report(w, p, i, c->policy != NULL);
   }
   c->chain = NULL; /* the policy's calls run this warp alone */
@@ -443,7 +444,7 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
     p->run(c);
     regions_ran(w, p, i, st);
     if (c->event == WEFT_EVENT_HANDLED) return WEFT_SUCCESS; /* the warp finished */
-    if (c->event == WEFT_EVENT_NEXT) continue;                  /* the policy took the events */
+    if (c->event == WEFT_EVENT_NEXT) continue; /* the policy took the events */
     if (c->event == WEFT_EVENT_STOPPED) return watchdog_report(w, p, i, 1);
     weft_status s = hand_event(w, p, i);
     if (s != WEFT_SUCCESS) return s;
@@ -454,8 +455,8 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
 /* What the warps that cannot run are doing. */
 typedef struct group_view {
   uint64_t waiting, finished; /* any lanes of any warp */
-  uint32_t barrier_pc;           /* the first barrier waited at, or NO_BARRIER */
-  int stuck_warp;                /* a warp with lanes neither waiting nor finished, or -1 */
+  uint32_t barrier_pc; /* the first barrier waited at, or NO_BARRIER */
+  int stuck_warp; /* a warp with lanes neither waiting nor finished, or -1 */
   uint64_t stuck_lanes;
 } group_view;
 

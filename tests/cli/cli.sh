@@ -822,6 +822,26 @@ test_cache_hit_wide_elements() {
   cmp -s "$dir/first" "$dir/second" || fail "the outputs differ"
 }
 
+# a private long16 is 128-byte aligned, as OpenCL C's alignment of a long16 says, for every
+# lane: the frames start on 128 bytes and the lowering places private variables on it
+test_private_long16_aligned() {
+  cat >"$dir/p.cl" <<'EOF'
+__kernel void k(__global ulong *out, int n) {
+  long16 v[3];
+  for (int i = 0; i < 3; i++) v[i] = (long16)(get_global_id(0) + i + n);
+  out[2 * get_global_id(0)] = (ulong)&v[n % 3];
+  out[2 * get_global_id(0) + 1] = v[n % 3].s3;
+}
+EOF
+  for wg in 4x4 8x4 8x8 16x8 16x16 32x8 32x16 64x16; do
+    weft run "$dir/p.cl" -g 192 -l 96 --warp "${wg%x*}" --lanes "${wg#*x}" --arg u64[384]=zero \
+      --arg i32:1 --out "0=$dir/out"
+    expect_status 0
+    bad=$(od -An -tu8 -w16 -v "$dir/out" | awk '$1 % 128 != 0 || $2 != NR + 1 { n++ } END { print n + 0 }')
+    [ "$bad" = 0 ] || fail "W x G $wg: $bad work-items' long16 not 128-byte aligned (or wrong)"
+  done
+}
+
 # the variant for work-groups that are not x-aligned is built for the launched kernel only: its
 # units lower less than half of what the program's first build did (the other kernel is larger)
 test_unaligned_builds_one_kernel() {
