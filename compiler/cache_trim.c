@@ -92,7 +92,7 @@ void cache_trim(const char *dir, const char *kept) {
     e[n].bytes = (uint64_t)st.st_size, e[n].used = st.st_mtim;
     total += e[n++].bytes;
   }
-  qsort(e, n, sizeof *e, older);
+  if (n) qsort(e, n, sizeof *e, older); /* e is NULL when there is none */
   for (size_t i = 0; i < n && total > limit; i++)
     if (strcmp(e[i].name, kept) && !unlinkat(dirfd(d), e[i].name, 0)) {
       total -= e[i].bytes;
