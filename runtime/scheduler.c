@@ -236,6 +236,10 @@ static void regions_ran(sched_worker *w, const launch_plan *p, unsigned i, void 
   c->region_splits = c->region_entries = 0, c->region_left = 0;
 }
 
+/* Whether warp i is at a barrier without its policy state: waiting there, or released and not
+ * run yet (between the loop's rounds of run_warp, only waiting). */
+static int policy_free(const sched_worker *w, unsigned i) { return w->resume[i].pc != NO_RESUME; }
+
 /* A warp whose policy never started arrived at a barrier with all its lanes: it waits there as
  * it is, and goes on after the barrier still without its policy (resume_warp). All the policy
  * would have done is hold the warp's one split at the barrier. */
@@ -264,7 +268,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
   weft_warp_ctx *c = warp_ctx(w, i);
   uint64_t live = live_mask(p, i);
   uint32_t end = p->k->nblocks;
-  int resumed = w->resume[i].pc != NO_RESUME;
+  int resumed = policy_free(w, i);
   w->resume[i].pc = NO_RESUME;
   if (wait_without_policy(w, p, i)) return WEFT_SUCCESS;
   if (c->event == WEFT_EVENT_STOPPED && resumed && !c->started) c->policy = NULL;
@@ -429,10 +433,10 @@ static weft_status run_warp(sched_worker *w, const launch_plan *p, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   void *st = warp_state(w, i);
   if (w->ended[i]) return WEFT_SUCCESS;
-  if (w->resume[i].pc != NO_RESUME) {
+  if (policy_free(w, i)) {
     if (w->resume[i].pc & RESUME_WAITING) return WEFT_SUCCESS;
     weft_status s = resume_warp(w, p, i);
-    if (s != WEFT_SUCCESS || w->ended[i] || w->resume[i].pc != NO_RESUME) return s;
+    if (s != WEFT_SUCCESS || w->ended[i] || policy_free(w, i)) return s;
   } /* else its policy started there: on with it */
   if (traced(w, p, i)) return run_warp_traced(w, p, i);
   while (p->policy->next(st, &c->pc, &c->mask, &c->guard)) {
@@ -465,10 +469,10 @@ static group_view look(sched_worker *w, const launch_plan *p) {
   for (unsigned i = 0; i < p->nwarps; i++) {
     const void *st = warp_state(w, i);
     uint32_t pc = NO_BARRIER;
-    int ended = w->ended[i], policy = !ended && w->resume[i].pc == NO_RESUME;
-    uint64_t wait = policy ? p->policy->barrier_waiting(st, &pc) : 0;
-    uint64_t fin = ended ? live_mask(p, i) : policy ? p->policy->finished(st) : 0;
-    if (!ended && !policy) wait = live_mask(p, i), pc = w->resume[i].barrier; /* waits, whole */
+    uint64_t wait = 0, fin = 0;
+    if (w->ended[i]) fin = live_mask(p, i);
+    else if (policy_free(w, i)) wait = live_mask(p, i), pc = w->resume[i].barrier;
+    else wait = p->policy->barrier_waiting(st, &pc), fin = p->policy->finished(st);
     uint64_t stuck = live_mask(p, i) & ~wait & ~fin;
     if (wait && v.barrier_pc == NO_BARRIER) v.barrier_pc = pc;
     if (stuck && v.stuck_warp < 0) v.stuck_warp = (int)i, v.stuck_lanes = stuck;
@@ -496,7 +500,7 @@ static weft_status deadlock(sched_worker *w, const launch_plan *p, const group_v
 
 static weft_status release_barrier(sched_worker *w, const launch_plan *p) {
   for (unsigned i = 0; i < p->nwarps; i++)
-    if (w->resume[i].pc != NO_RESUME) w->resume[i].pc &= ~RESUME_WAITING;
+    if (policy_free(w, i)) w->resume[i].pc &= ~RESUME_WAITING;
     else if (!w->ended[i]) p->policy->barrier_release(warp_state(w, i), &w->pcount[i]);
   w->whole_arrivals = 0;
   w->counters.barriers++;
@@ -555,7 +559,7 @@ weft_status sched_run_group(sched_worker *w, const launch_plan *p, uint64_t inde
     if (s == WEFT_SUCCESS) s = settle_group(w, p, p->nwarps - ended, &done);
   }
   for (unsigned i = 0; p->policy->release && i < started; i++) /* the warps that had an init */
-    if (!w->ended[i] && w->resume[i].pc == NO_RESUME) p->policy->release(warp_state(w, i));
+    if (!w->ended[i] && !policy_free(w, i)) p->policy->release(warp_state(w, i));
   w->counters.work_groups++;
   w->counters.warps += p->nwarps;
   return s;
