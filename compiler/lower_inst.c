@@ -503,10 +503,8 @@ static LLVMValueRef gather_switch(lower *L, LLVMValueRef inst, access_fn f) {
     return f(L, inst, GATHER);
   LLVMValueRef bits = lw_group_bits(L, L->mask, L->lane_group);
   LLVMTypeRef bt = LLVMTypeOf(bits);
-  LLVMValueRef rest = LLVMBuildAnd(L->b, bits, LLVMBuildSub(L->b, bits, LLVMConstInt(bt, 1, 0), ""),
-                                   ""); /* bits but the lowest */
-  LLVMValueRef one = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntNE, bits, LLVMConstNull(bt), ""),
-                                  LLVMBuildICmp(L->b, LLVMIntEQ, rest, LLVMConstNull(bt), ""), "");
+  LLVMValueRef lanes = lw_intrinsic(L, "llvm.ctpop", &bt, 1, &bits, 1);
+  LLVMValueRef one = LLVMBuildICmp(L->b, LLVMIntEQ, lanes, LLVMConstInt(bt, 1, 0), "");
   static const enum access_mode modes[2] = {GATHER_ONE, GATHER};
   return access_paths(L, inst, f, &one, modes, 2);
 }
