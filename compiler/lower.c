@@ -338,8 +338,11 @@ static LLVMValueRef join_lane_bits(lower *L, LLVMValueRef *h, unsigned n) {
   return L->W < 64 ? LLVMBuildZExt(L->b, bits, i64t(L), "") : bits;
 }
 
-/* Lanes of `mask` whose i1 condition is true, from the condition's per-group slots. */
+/* Lanes of `mask` whose i1 condition is true, from the condition's per-group slots, or from
+ * the bits its block gathered as it computed it (emit_segment). */
 LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y) {
+  if (x == L->branch_cond && L->branch_bits && pred == LLVMIntNE && LLVMIsNull(y))
+    return LLVMBuildAnd(L->b, LLVMBuildLoad2(L->b, i64t(L), L->branch_bits, ""), L->mask, "");
   LLVMValueRef lanes = lw_const_i64(L, 0), h[64];
   unsigned was = L->lane_group;
   for (unsigned g = 0; g < L->ngroups; g++) {
@@ -525,16 +528,42 @@ static void clear_locals(lower *L, LLVMValueRef *insts, int n, unsigned g) {
   }
 }
 
+/* The branch condition's bits, gathered in each group where the group computes it: the
+ * condition's <G x i1> then becomes a movmsk in the group, where the compare's vector still is.
+ * Taken after the groups, a skipped group's <G x i1> is a phi, which AVX2 keeps as 16-bit lanes
+ * and turns into bits with four more instructions per group and branch. */
+static LLVMValueRef gather_bits_begin(lower *L, LLVMValueRef *insts, int n) {
+  int here = 0;
+  for (int i = 0; i < n && L->branch_cond; i++) here |= insts[i] == L->branch_cond;
+  if (!here) return NULL;
+  LLVMBasicBlockRef at = lw_at_entry(L);
+  LLVMValueRef bits = LLVMBuildAlloca(L->b, i64t(L), "branch_bits");
+  LLVMPositionBuilderAtEnd(L->b, at);
+  LLVMBuildStore(L->b, lw_const_i64(L, 0), bits);
+  return bits;
+}
+
+static void gather_bits(lower *L, LLVMValueRef bits, unsigned g) {
+  LLVMValueRef group = LLVMBuildBitCast(L->b, lw_vector_of(L, L->branch_cond),
+                                        LLVMIntTypeInContext(L->c, L->G), "");
+  group = LLVMBuildShl(L->b, LLVMBuildZExt(L->b, group, i64t(L), ""),
+                       lw_const_i64(L, (uint64_t)g * L->G), "");
+  LLVMBuildStore(L->b, LLVMBuildOr(L->b, LLVMBuildLoad2(L->b, i64t(L), bits, ""), group, ""), bits);
+}
+
 /* Runs insts[0..n) for every lane group with an active lane. */
 static void emit_segment(lower *L, LLVMValueRef *insts, int n) {
   if (n == 0) return;
+  LLVMValueRef bits = gather_bits_begin(L, insts, n);
   for (unsigned g = 0; g < L->ngroups; g++) {
     LLVMBasicBlockRef cont;
     clear_locals(L, insts, n, g);
     group_begin(L, g, &cont);
     for (int i = 0; i < n; i++) lw_inst_group(L, insts[i]);
+    if (bits) gather_bits(L, bits, g);
     group_end(L, cont);
   }
+  if (bits) L->branch_bits = bits;
 }
 
 static int is_uniform_inst(lower *L, LLVMValueRef i) {
@@ -551,8 +580,18 @@ static int uses_kept(LLVMValueRef i, const ptrmap *kept) {
 
 /* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
  * the block computes after them. The rest runs in order, lane group by lane group. */
+/* The varying condition of bb's branch, when bb computes it and the groups' bits help. */
+static LLVMValueRef branch_condition(lower *L, LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (L->avx512 || !LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return NULL;
+  LLVMValueRef cond = LLVMGetCondition(term);
+  if (!LLVMIsAInstruction(cond) || LLVMGetInstructionParent(cond) != bb) return NULL;
+  return divergence_of(L->dv, cond).shape == UNIFORM ? NULL : cond;
+}
+
 void lw_emit_body(lower *L, LLVMBasicBlockRef bb) {
   LLVMValueRef *seg = ARENA_NEW(L->arena, LLVMValueRef, cfg_instrs(bb));
+  L->branch_cond = branch_condition(L, bb), L->branch_bits = NULL;
   int wrote = 0, ns = 0;
   ptrmap kept; /* the instructions (phis apart) that were not hoisted */
   ptrmap_init(L->arena, &kept, 16);

@@ -85,6 +85,10 @@ typedef struct lower {
   unsigned lane_group; /* the lane group being emitted */
   LLVMValueRef lane_group_mask; /* its <G x i1> mask */
   int every_group; /* emit every lane group's code, with no test for an active lane (selects) */
+  /* The varying condition of the branch that ends the block being emitted, when the block
+   * computes it, and an alloca (i64) of its lanes' bits, gathered in each lane group as it is
+   * computed (lower.c, emit_segment): lw_lanes_where reads them. */
+  LLVMValueRef branch_cond, branch_bits;
   LLVMValueRef scan_carry; /* alloca: a sub-group scan's total over the lane groups so far */
   char *error; /* the first unsupported construct, with its line */
   /* the `stack` policy's steps in the code (lower_step.c) */

@@ -308,6 +308,16 @@ test_isa_avx2() {
   expect_line '^weft: WEFT_ISA=avx1024: not native or avx2; using native$'
 }
 
+# ---- a divergent branch's lanes come from each lane group's compare (a movmsk), not from a
+# <8 x i1> phi around the groups that a block skips, which AVX2 keeps as 16-bit lanes ----
+
+test_branch_bits_in_groups() {
+  WEFT_ISA=avx2 WEFT_CACHE=0 WEFT_DEBUG=optimized weft run "$samples/mandelbrot.cl"
+  expect_status 0
+  expect_line '= bitcast <8 x i1> %[0-9a-z.]+ to i8$'
+  ! grep -q 'phi <8 x i1>' "$out" || fail "a branch condition lives across its lane groups"
+}
+
 # ---- the same kernel lowers to the same module in every process (the slots' allocas once
 # came in the order of a map keyed by addresses, which ASLR changes from run to run) ----
 
