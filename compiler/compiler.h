@@ -51,13 +51,14 @@ _Noreturn void weft_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define DIE(...) weft_die(__FILE__, __LINE__, __VA_ARGS__)
 
-/* --- debug.c: WEFT_DEBUG=lowered,optimized,asm,time,cache, one table of categories --- */
+/* --- debug.c: WEFT_DEBUG=lowered,optimized,asm,time,cache,blends, one table of categories --- */
 typedef enum debug_category {
   DEBUG_LOWERED,
   DEBUG_OPTIMIZED,
   DEBUG_ASM,
   DEBUG_TIME,
-  DEBUG_CACHE
+  DEBUG_CACHE,
+  DEBUG_BLENDS
 } debug_category;
 int debug_wants(debug_category what);
 void debug_dump(debug_category stage, LLVMModuleRef m); /* the module to stderr, if asked */

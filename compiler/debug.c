@@ -18,6 +18,7 @@ static const struct {
     [DEBUG_ASM] = {"asm", "each compile unit's machine code, as assembly"},
     [DEBUG_TIME] = {"time", "how long loading clang and each phase of a build took"},
     [DEBUG_CACHE] = {"cache", "what the disk cache did with each build: hit, stored, ignored"},
+    [DEBUG_BLENDS] = {"blends", "the phis each loop's back edge writes whole, unblended"},
 };
 
 int debug_wants(debug_category what) {

@@ -311,7 +311,7 @@ void lw_write_phis(lower *L, int from, const edge *e, int n) {
         L->lane_group = g;
         vals[nv] = s->shape == UNIFORM ? lw_scalar_of(L, in) : lw_vector_of(L, in);
         dst[nv] = s->shape == UNIFORM ? &s->u : &s->v[g];
-        if (s->blend)
+        if (e[k].to <= from ? lw_blends_at(L, s, from) : s->blend)
           vals[nv] = LLVMBuildSelect(
               L->b, lw_expand_mask(L, lw_group_mask(L, e[k].mask, g), lw_width(s->type)), vals[nv],
               LLVMBuildLoad2(L->b, lw_vtype(L, s->type), *dst[nv], ""), "");

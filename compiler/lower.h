@@ -98,6 +98,7 @@ typedef struct lower {
   unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
                                  points a `stack` split arrives at */
   unsigned char *in_loop; /* per PC: steps there are taken in the code (lower_step.c) */
+  uint64_t *pending; /* per PC: the cross slots live where lanes may wait while it runs */
   LLVMBasicBlockRef *enter; /* per PC: where a split the policy picked starts */
   LLVMBasicBlockRef *arrival; /* per PC (and the end): the step of the arrivals there */
   LLVMBasicBlockRef next_leave, finished; /* back to the scheduler: ask the policy; done */
@@ -191,7 +192,11 @@ void lw_frame_save_of(lower *L, const int *to, int n, LLVMValueRef lanes);
 void lw_frame_save_lanes(lower *L, LLVMValueRef lanes); /* every value, of those lanes */
 
 /* lower_step.c: the `stack` policy's steps in the code */
-void lw_step_setup(lower *L); /* per kernel: whether it takes them; the siblings */
+void lw_step_setup(lower *L);
+/* Whether a phi s that an edge of block `site` writes must keep the lanes of other splits
+ * (lower_step.c, pending). */
+int lw_blends_at(const lower *L, const slot *s,
+                 int site); /* per kernel: whether it takes them; the siblings */
 void lw_step_begin_part(lower *L); /* per part */
 /* At an event (ctx holds it): with ctx->policy set, takes the step and goes on at the block
  * the policy picks among to[0..n), or leaves; else goes to `runtime`. */

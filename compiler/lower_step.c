@@ -17,6 +17,8 @@
  * the other splits keep theirs. A split with lanes that did not start the call (left waiting by
  * an earlier one) has its values in the frame only: the call leaves (NEXT) after saving its own
  * lanes', and the next call reads them all back. */
+#include <string.h>
+
 #include "lower.h"
 
 static LLVMTypeRef i32t(lower *L) { return LLVMInt32TypeInContext(L->c); }
@@ -70,6 +72,15 @@ static void find_siblings(lower *L) {
   for_each_sibling(L, add_sibling);
 }
 
+/* The target of a divergent branch at b that runs first: the smallest, its IPDOM apart. */
+static int first_target(lower *L, int b) {
+  const cfg_block *cb = &L->cfg->blocks[b];
+  int first = L->cfg->nblocks;
+  for (int k = 0; k < cb->nsuccs; k++)
+    if (cb->succs[k] != cb->ipdom && cb->succs[k] < first) first = cb->succs[k];
+  return first;
+}
+
 /* Where lanes wait while other lanes run: the IPDOM of a divergent branch (the lanes that
  * arrived first) and its targets but the one that runs first, the smallest (the sides to come).
  * A value live at none of them is read only by the lanes that run, so its definitions need not
@@ -83,9 +94,7 @@ static void find_blended(lower *L) {
     const cfg_block *cb = &L->cfg->blocks[b];
     if (!diverges(L, b)) continue;
     L->reconverges[cb->ipdom] = 1;
-    int first = n;
-    for (int k = 0; k < cb->nsuccs; k++)
-      if (cb->succs[k] != cb->ipdom && cb->succs[k] < first) first = cb->succs[k];
+    int first = first_target(L, b);
     waits[cb->ipdom] = 1;
     for (int k = 0; k < cb->nsuccs; k++) waits[cb->succs[k]] |= cb->succs[k] != first;
   }
@@ -94,6 +103,100 @@ static void find_blended(lower *L) {
     for (int pc = 0; pc < n && !s->blend && s->shape != UNIFORM && !s->remat; pc++)
       s->blend = waits[pc] && lw_live_at(L, pc, i);
   }
+}
+
+/* ---- which waiting lanes a definition can reach ----
+ * A divergence at b parks lanes at its IPDOM R and at its later targets until they meet at R,
+ * and the lanes that run meanwhile stay in b's region: the blocks reachable from b's targets
+ * before R (a branch in the region has its own region inside it, as its IPDOM cannot be
+ * passed before R). pc may, at R, run the targets of another branch whose IPDOM is R, with b's
+ * lanes still parked, so a block of b's region sees the waits of every branch whose IPDOM is
+ * R. Any other step leaves the call, which saves the lanes' values first. So a write in
+ * block x need keep other lanes' values only for the slots live at the waits of the branches
+ * around x and of x's own branch: pending[x], a set of cross slots. Only a loop's back edge
+ * uses it (lower.c, lw_write_phis): its lanes that left wait after the loop, so it writes its
+ * phis whole (the helper's and nested loops of bench/ lose their blends there). Elsewhere the
+ * blends that it would drop run once per branch, and dropping them only moved registers
+ * (mandelbrot 15% slower in three interleaved runs for four blends of its entry block). */
+#define PENDING_MAX_WORK (1 << 22) /* blocks x branches: more, and every wait is pending */
+
+static void or_live(lower *L, uint64_t *to, int pc) {
+  if (pc >= L->cfg->nblocks) return; /* the kernel's end: done lanes read nothing */
+  for (int k = 0; k < L->live_words; k++) to[k] |= L->live_in[(size_t)pc * L->live_words + k];
+}
+
+/* at_ipdom[R]: the slots live at the waits of the divergences whose IPDOM is R. */
+static uint64_t *waits_by_ipdom(lower *L) {
+  int n = L->cfg->nblocks, w = L->live_words;
+  uint64_t *at = ARENA_NEW(L->arena, uint64_t, (size_t)(n + 1) * w);
+  for (int b = 0; b < n; b++) {
+    const cfg_block *cb = &L->cfg->blocks[b];
+    if (!diverges(L, b)) continue;
+    int first = first_target(L, b);
+    uint64_t *to = at + (size_t)cb->ipdom * w;
+    or_live(L, to, cb->ipdom);
+    for (int k = 0; k < cb->nsuccs; k++)
+      if (cb->succs[k] != first) or_live(L, to, cb->succs[k]);
+  }
+  return at;
+}
+
+/* Adds what waits around b (at its IPDOM's divergences) to pending[x] for x in b's region and
+ * b itself; seen[] holds the last b that reached a block. */
+static void mark_region(lower *L, int b, const uint64_t *waits, int *seen, int *queue) {
+  const cfg *g = L->cfg;
+  int w = L->live_words, r = g->blocks[b].ipdom, head = 0, tail = 0;
+  seen[b] = b, queue[tail++] = b;
+  while (head < tail) {
+    int x = queue[head++];
+    for (int k = 0; k < w; k++) L->pending[(size_t)x * w + k] |= waits[k];
+    for (int s = 0; s < g->blocks[x].nsuccs; s++) {
+      int y = g->blocks[x].succs[s];
+      if (y != r && y < g->nblocks && seen[y] != b) seen[y] = b, queue[tail++] = y;
+    }
+  }
+}
+
+static void find_pending(lower *L) {
+  int n = L->cfg->nblocks, w = L->live_words, branches = 0;
+  uint64_t *at = waits_by_ipdom(L);
+  L->pending = ARENA_NEW(L->arena, uint64_t, (size_t)n *w);
+  for (int b = 0; b < n; b++) branches += diverges(L, b);
+  if ((long long)branches * n > PENDING_MAX_WORK) { /* every wait, everywhere */
+    for (int r = 0; r <= n; r++)
+      for (int k = 0; k < w; k++) L->pending[k] |= at[(size_t)r * w + k];
+    for (int x = 1; x < n; x++) memcpy(L->pending + (size_t)x * w, L->pending, w * sizeof *at);
+    return;
+  }
+  int *seen = ARENA_NEW(L->arena, int, (size_t)n), *queue = ARENA_NEW(L->arena, int, (size_t)n);
+  for (int x = 0; x < n; x++) seen[x] = -1;
+  for (int b = 0; b < n; b++)
+    if (diverges(L, b)) mark_region(L, b, at + (size_t)L->cfg->blocks[b].ipdom * w, seen, queue);
+}
+
+/* WEFT_DEBUG=blends: per back edge, how many of its phis that blend elsewhere it writes
+ * whole. */
+static void print_pending(lower *L) {
+  const cfg *g = L->cfg;
+  for (int x = 0; x < g->nblocks; x++)
+    for (int k = 0; k < g->blocks[x].nsuccs; k++) {
+      int y = g->blocks[x].succs[k], blended = 0, whole = 0;
+      if (y > x) continue;
+      for (LLVMValueRef phi = LLVMGetFirstInstruction(g->blocks[y].bb); phi && LLVMIsAPHINode(phi);
+           phi = LLVMGetNextInstruction(phi)) {
+        slot *s = lw_slot(L, phi);
+        blended += s->blend, whole += s->blend && !lw_blends_at(L, s, x);
+      }
+      fprintf(stderr,
+              "weft: blends: %s: back edge B%d -> B%d writes %d of its %d blended phis whole\n",
+              LLVMGetValueName(g->fn), x, y, whole, blended);
+    }
+}
+
+int lw_blends_at(const lower *L, const slot *s, int site) {
+  if (!s->blend) return 0;
+  if (site < 0 || site >= L->cfg->nblocks) return 1;
+  return (int)(L->pending[(size_t)site * L->live_words + s->index / 64] >> (s->index % 64) & 1);
 }
 
 /* A block between a back edge's target and its source, in PC order: in a loop, or close. Only
@@ -109,6 +212,8 @@ static void find_loops(lower *L) {
 
 void lw_step_setup(lower *L) {
   find_blended(L);
+  find_pending(L);
+  if (debug_wants(DEBUG_BLENDS)) print_pending(L);
   find_loops(L);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
   static const char *const name[2][2] = {{"weft_stack_diverge", "weft_stack_arrive"},

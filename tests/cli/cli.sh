@@ -318,6 +318,20 @@ test_branch_bits_in_groups() {
   ! grep -q 'phi <8 x i1>' "$out" || fail "a branch condition lives across its lane groups"
 }
 
+# ---- WEFT_DEBUG=blends: a loop's back edge writes its phis whole when no lane can wait in
+# the loop (the helper's walk), and keeps the lanes of a side that waits (loop_side_waits) ----
+
+test_back_edge_blends() {
+  WEFT_CACHE=0 WEFT_DEBUG=blends weft run "$SRC/bench/kernels/helper_branch.cl" -g 256 \
+    --arg 'u32[256]=rand:1' --arg 'u32[256]=zero'
+  expect_status 0
+  expect_line '^weft: blends: helper_branch: back edge B7 -> B4 writes 2 of its 2 blended phis whole$'
+  WEFT_CACHE=0 WEFT_DEBUG=blends weft run "$SRC/tests/kernels/loop_side_waits.cl" -g 256 \
+    --arg 'u32[256]=rand:1' --arg 'u32[256]=zero'
+  expect_status 0
+  expect_line '^weft: blends: loop_side_waits: back edge B4 -> B1 writes 0 of its 3 blended phis whole$'
+}
+
 # ---- the same kernel lowers to the same module in every process (the slots' allocas once
 # came in the order of a map keyed by addresses, which ASLR changes from run to run) ----
 

@@ -103,6 +103,21 @@ void oracle_loop_break_carried(kio *io) {
   }
 }
 
+void oracle_loop_side_waits(kio *io) {
+  for (size_t i = 0; i < N(io); i++) {
+    uint32_t v = IN(uint32_t, 0)[i], acc = 0;
+    for (int k = 0; k < 50; k++) {
+      if (v & 1) {
+        v = v * 3 + 1;
+        if (v % 7 == 0) break;
+      } else {
+        acc += v, v >>= 1;
+      }
+    }
+    OUT(uint32_t, 1)[i] = acc ^ v;
+  }
+}
+
 void oracle_loop_continue(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     int x = IN(int32_t, 0)[i], sum = 0;
