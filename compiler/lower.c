@@ -343,6 +343,9 @@ static LLVMValueRef join_lane_bits(lower *L, LLVMValueRef *h, unsigned n) {
 LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y) {
   if (x == L->branch_cond && L->branch_bits && pred == LLVMIntNE && LLVMIsNull(y))
     return LLVMBuildAnd(L->b, LLVMBuildLoad2(L->b, i64t(L), L->branch_bits, ""), L->mask, "");
+  slot *s = lw_slot(L, x);
+  if (!L->avx512 && s && s->remat && s->shape != UNIFORM)
+    lw_remat(L, x); /* its compare here, not a <G x i1> kept from elsewhere (emit_segment) */
   LLVMValueRef lanes = lw_const_i64(L, 0), h[64];
   unsigned was = L->lane_group;
   for (unsigned g = 0; g < L->ngroups; g++) {

@@ -185,6 +185,8 @@ LLVMValueRef lw_group_u64(lower *L, size_t offset); /* a weft_group field, read 
 void lw_liveness(lower *L); /* live_in and live_set, from the blocks' uses and definitions */
 int lw_live_at(const lower *L, int pc, int index); /* cross slot `index` is live where pc starts */
 void lw_frame_restore(lower *L, int pc); /* the values live at pc, back from the frame */
+/* Computes a rematerialisable value again in every lane group, from what it is made of. */
+void lw_remat(lower *L, LLVMValueRef inst);
 /* Saves the running split's lanes of the values live at any of the blocks to[0..n) (PC nblocks,
  * the end, has none); lw_frame_save_of, the lanes `lanes`. */
 void lw_frame_save(lower *L, const int *to, int n);

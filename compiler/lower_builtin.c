@@ -70,6 +70,16 @@ static LLVMValueRef global_base(lower *L, unsigned d) {
   return L->global_base[d];
 }
 
+/* A load of the lanes' local ids, which the scheduler writes before a call and nothing
+ * writes during it: marked invariant, so that LLVM hoists an id, and what a loop computes of
+ * ids only (a branch's lanes, lw_lanes_where), out of loops that store to memory. */
+static LLVMValueRef lid_load(lower *L, LLVMTypeRef t, LLVMValueRef p) {
+  LLVMValueRef load = LLVMBuildLoad2(L->b, t, p, "");
+  unsigned kind = LLVMGetMDKindIDInContext(L->c, "invariant.load", 14);
+  LLVMSetMetadata(load, kind, LLVMMetadataAsValue(L->c, LLVMMDNodeInContext2(L->c, NULL, 0)));
+  return load;
+}
+
 /* get_local_id / get_global_id for the lanes of the current group. */
 static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   unsigned d;
@@ -78,8 +88,7 @@ static LLVMValueRef work_item_id(lower *L, LLVMValueRef call, builtin_kind k) {
   if (d >= 3) return lw_splat(L, LLVMConstInt(i64, 0, 0));
   LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, lid) +
                                        4 * (d * WEFT_MAX_WARP + L->lane_group * L->G));
-  LLVMValueRef lid = LLVMBuildLoad2(L->b, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p,
-                                    "");
+  LLVMValueRef lid = lid_load(L, LLVMVectorType(LLVMInt32TypeInContext(L->c), L->G), p);
   LLVMSetAlignment(lid, 4);
   lid = LLVMBuildZExt(L->b, lid, LLVMVectorType(i64, L->G), "");
   return k == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, lw_splat(L, global_base(L, d)), lid, "");
@@ -95,7 +104,7 @@ LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane) {
                                  lw_const_i64(L, d * WEFT_MAX_WARP + L->lane_group * L->G), "");
   LLVMValueRef p = LLVMBuildGEP2(L->b, i32, lw_ctx_field(L, offsetof(weft_warp_ctx, lid)), &at, 1,
                                  "");
-  LLVMValueRef lid = LLVMBuildZExt(L->b, LLVMBuildLoad2(L->b, i32, p, ""), i64, "");
+  LLVMValueRef lid = LLVMBuildZExt(L->b, lid_load(L, i32, p), i64, "");
   return bi.kind == BI_LOCAL_ID ? lid : LLVMBuildAdd(L->b, global_base(L, d), lid, "");
 }
 

@@ -64,6 +64,11 @@ static void remat_value(lower *L, LLVMValueRef inst) {
   }
 }
 
+void lw_remat(lower *L, LLVMValueRef inst) {
+  L->stamp++;
+  remat_value(L, inst);
+}
+
 /* A call's start: every lane of a value is read, the call's are right (the others are never
  * used in the call: a split with other lanes makes it leave, lower_step.c). */
 void lw_frame_restore(lower *L, int pc) {

@@ -208,6 +208,7 @@ static int rematerializable(lower *L, LLVMValueRef inst) {
     case LLVMTrunc:
     case LLVMZExt:
     case LLVMSExt:
+    case LLVMICmp:
     case LLVMGetElementPtr: break;
     default: return 0;
     }

@@ -316,6 +316,12 @@ test_branch_bits_in_groups() {
   expect_status 0
   expect_line '= bitcast <8 x i1> %[0-9a-z.]+ to i8$'
   ! grep -q 'phi <8 x i1>' "$out" || fail "a branch condition lives across its lane groups"
+  # a condition on ids only (q == 0 of the work-item's id & 3) is computed again where it
+  # branches, in a loop too, rather than kept as a <8 x i1> from the block before the loop
+  WEFT_ISA=avx2 WEFT_CACHE=0 WEFT_DEBUG=optimized weft run "$SRC/bench/kernels/nested_loop.cl" \
+    -g 256 --arg 'u32[256]=rand:1' --arg 'u32[256]=zero'
+  expect_status 0
+  ! grep -q 'phi <8 x i1>' "$out" || fail "an id's condition lives across the loop"
 }
 
 # ---- WEFT_DEBUG=blends: a loop's back edge writes its phis whole when no lane can wait in
