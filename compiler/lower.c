@@ -210,7 +210,7 @@ static LLVMBasicBlockRef crossing(lower *L, int to) {
 /* Returns to the scheduler, arriving at `to` from `from`. Targets with the same live values
  * share one exit (the blocks of one loop or one branch, say). */
 void lw_arrive(lower *L, int from, int to) {
-  if (L->reconverges[to] && (to == L->cfg->nblocks || L->in_loop[from])) {
+  if (L->reconverges[to] && (to == L->cfg->nblocks || L->steps[from])) {
     LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "step.stack"),
                       runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     LLVMValueRef policy = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, policy),
@@ -397,7 +397,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   if (masked) lw_region_run(L, from, e, event); /* else to the event, with no check */
   else LLVMBuildBr(L->b, event);
   LLVMPositionBuilderAtEnd(L->b, event);
-  if (n == 2 && !masked && L->in_loop[from]) lw_region_leave(L, from, e);
+  if (n == 2 && !masked && L->steps[from]) lw_region_leave(L, from, e);
   /* diverged: append each non-empty target, overwriting the slot of an empty one */
   LLVMValueRef count = lw_const_i32(L, 0);
   for (int i = 0; i < n; i++) {
@@ -420,7 +420,7 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
   /* A step only in a loop (once per warp it costs more to compile than it saves), and not for
    * a structured branch that comes here (under pc, another split's lanes wait before R). */
-  if (L->in_loop[from] && !masked) lw_step_site(L, to, n, runtime);
+  if (L->steps[from] && !masked) lw_step_site(L, to, n, runtime);
   else lw_step_runtime(L, runtime);
   LLVMPositionBuilderAtEnd(L->b, runtime);
   lw_frame_save(L, to, n);

@@ -97,7 +97,9 @@ typedef struct lower {
   int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
   unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
                                  points a `stack` split arrives at */
-  unsigned char *in_loop; /* per PC: steps there are taken in the code (lower_step.c) */
+  unsigned char *in_loop; /* per PC: between a back edge's target and its source */
+  unsigned char *steps;   /* per PC: steps there are taken in the code (lower_step.c): in a
+                             loop, or in the region of a divergent branch around one */
   uint64_t *pending; /* per PC: the cross slots live where lanes may wait while it runs */
   LLVMBasicBlockRef *enter; /* per PC: where a split the policy picked starts */
   LLVMBasicBlockRef *arrival; /* per PC (and the end): the step of the arrivals there */

@@ -142,23 +142,27 @@ static uint64_t *waits_by_ipdom(lower *L) {
 }
 
 /* Adds what waits around b (at its IPDOM's divergences) to pending[x] for x in b's region and
- * b itself; seen[] holds the last b that reached a block. */
+ * b itself; seen[] holds the last b that reached a block. When the region holds a loop (a back
+ * edge), its blocks take their steps in the code (find_loops). */
 static void mark_region(lower *L, int b, const uint64_t *waits, int *seen, int *queue) {
   const cfg *g = L->cfg;
-  int w = L->live_words, r = g->blocks[b].ipdom, head = 0, tail = 0;
+  int w = L->live_words, r = g->blocks[b].ipdom, head = 0, tail = 0, loop = 0;
   seen[b] = b, queue[tail++] = b;
   while (head < tail) {
     int x = queue[head++];
     for (int k = 0; k < w; k++) L->pending[(size_t)x * w + k] |= waits[k];
     for (int s = 0; s < g->blocks[x].nsuccs; s++) {
       int y = g->blocks[x].succs[s];
+      loop |= y <= x && x != b;
       if (y != r && y < g->nblocks && seen[y] != b) seen[y] = b, queue[tail++] = y;
     }
   }
+  for (int i = 0; i < tail && loop; i++) L->steps[queue[i]] = 1;
 }
 
 static void find_pending(lower *L) {
   int n = L->cfg->nblocks, w = L->live_words, branches = 0;
+  L->steps = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
   uint64_t *at = waits_by_ipdom(L);
   L->pending = ARENA_NEW(L->arena, uint64_t, (size_t)n *w);
   for (int b = 0; b < n; b++) branches += diverges(L, b);
@@ -201,13 +205,16 @@ int lw_blends_at(const lower *L, const slot *s, int site) {
 
 /* A block between a back edge's target and its source, in PC order: in a loop, or close. Only
  * there do steps repeat enough to pay for their code: each site costs some hundred instructions
- * to compile, and a site that runs once per warp costs a round trip without it. */
+ * to compile, and a site that runs once per warp costs a round trip without it. The region of
+ * a divergent branch around a loop (find_pending: an early return before it, as BFS's) runs
+ * once per warp too, but such regions are few and their warps run a loop in them: their steps
+ * are in the code. */
 static void find_loops(lower *L) {
   int n = L->cfg->nblocks;
   L->in_loop = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
   for (int x = 0; x < n; x++)
     for (int k = 0; k < L->cfg->blocks[x].nsuccs; k++)
-      for (int pc = L->cfg->blocks[x].succs[k]; pc <= x; pc++) L->in_loop[pc] = 1;
+      for (int pc = L->cfg->blocks[x].succs[k]; pc <= x; pc++) L->in_loop[pc] = L->steps[pc] = 1;
 }
 
 void lw_step_setup(lower *L) {

@@ -338,6 +338,23 @@ test_back_edge_blends() {
   expect_line '^weft: blends: loop_side_waits: back edge B4 -> B1 writes 0 of its 3 blended phis whole$'
 }
 
+# ---- an early return around a loop takes its policy steps in the code: no round trip under
+# stack or pc, and the same output as the runtime's own steps (--policy-in-runtime) ----
+
+test_early_exit_steps_in_code() {
+  for p in stack pc; do
+    weft run "$SRC/tests/cli/early_exit_loop.cl" -g 1024 -l 64 --arg 'u32[1024]=rand:1' \
+      --arg 'u32[1024]=zero' --policy $p --stats --out 1=code.bin
+    expect_status 0
+    expect_line '^round trips +0$'
+    weft run "$SRC/tests/cli/early_exit_loop.cl" -g 1024 -l 64 --arg 'u32[1024]=rand:1' \
+      --arg 'u32[1024]=zero' --policy $p --stats --policy-in-runtime --out 1=runtime.bin
+    expect_status 0
+    expect_line '^round trips +[1-9]'
+    cmp -s code.bin runtime.bin || fail "$p: the steps in the code gave another output"
+  done
+}
+
 # ---- the same kernel lowers to the same module in every process (the slots' allocas once
 # came in the order of a map keyed by addresses, which ASLR changes from run to run) ----
 
