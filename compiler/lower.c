@@ -581,8 +581,6 @@ static int uses_kept(LLVMValueRef i, const ptrmap *kept) {
   return 0;
 }
 
-/* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
- * the block computes after them. The rest runs in order, lane group by lane group. */
 /* The varying condition of bb's branch, when bb computes it and the groups' bits help. */
 static LLVMValueRef branch_condition(lower *L, LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -592,6 +590,8 @@ static LLVMValueRef branch_condition(lower *L, LLVMBasicBlockRef bb) {
   return divergence_of(L->dv, cond).shape == UNIFORM ? NULL : cond;
 }
 
+/* Uniform instructions go first, once per warp, where they can: pure, and using nothing that
+ * the block computes after them. The rest runs in order, lane group by lane group. */
 void lw_emit_body(lower *L, LLVMBasicBlockRef bb) {
   LLVMValueRef *seg = ARENA_NEW(L->arena, LLVMValueRef, cfg_instrs(bb));
   L->branch_cond = branch_condition(L, bb), L->branch_bits = NULL;

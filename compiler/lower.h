@@ -196,11 +196,10 @@ void lw_frame_save_of(lower *L, const int *to, int n, LLVMValueRef lanes);
 void lw_frame_save_lanes(lower *L, LLVMValueRef lanes); /* every value, of those lanes */
 
 /* lower_step.c: the `stack` policy's steps in the code */
-void lw_step_setup(lower *L);
+void lw_step_setup(lower *L); /* per kernel: whether it takes them; the siblings */
 /* Whether a phi s that an edge of block `site` writes must keep the lanes of other splits
  * (lower_step.c, pending). */
-int lw_blends_at(const lower *L, const slot *s,
-                 int site); /* per kernel: whether it takes them; the siblings */
+int lw_blends_at(const lower *L, const slot *s, int site);
 void lw_step_begin_part(lower *L); /* per part */
 /* At an event (ctx holds it): with ctx->policy set, takes the step and goes on at the block
  * the policy picks among to[0..n), or leaves; else goes to `runtime`. */

@@ -65,8 +65,11 @@ static void remat_value(lower *L, LLVMValueRef inst) {
 }
 
 void lw_remat(lower *L, LLVMValueRef inst) {
+  unsigned g = L->lane_group;
+  LLVMValueRef m = L->lane_group_mask;
   L->stamp++;
   remat_value(L, inst);
+  L->lane_group = g, L->lane_group_mask = m;
 }
 
 /* A call's start: every lane of a value is read, the call's are right (the others are never
