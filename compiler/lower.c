@@ -418,8 +418,9 @@ static void branch_multi(lower *L, int from, edge *e, int n) {
   store_ctx(L, offsetof(weft_warp_ctx, from_pc), lw_const_i32(L, (uint64_t)from));
   store_ctx(L, offsetof(weft_warp_ctx, ntargets), count);
   LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
-  /* A step only in a loop (once per warp it costs more to compile than it saves), and not for
-   * a structured branch that comes here (under pc, another split's lanes wait before R). */
+  /* A step only where steps repeat, in a loop or in a region around one (lower_step.c: once
+   * per warp it costs more to compile than it saves), and not for a structured branch that
+   * comes here (under pc, another split's lanes wait before R). */
   if (L->steps[from] && !masked) lw_step_site(L, to, n, runtime);
   else lw_step_runtime(L, runtime);
   LLVMPositionBuilderAtEnd(L->b, runtime);

@@ -81,30 +81,6 @@ static int first_target(lower *L, int b) {
   return first;
 }
 
-/* Where lanes wait while other lanes run: the IPDOM of a divergent branch (the lanes that
- * arrived first) and its targets but the one that runs first, the smallest (the sides to come).
- * A value live at none of them is read only by the lanes that run, so its definitions need not
- * keep the other lanes' (mandelbrot's z is so: only its count is read after the loop). */
-static void find_blended(lower *L) {
-  int n = L->cfg->nblocks;
-  unsigned char *waits = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
-  L->reconverges = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
-  L->reconverges[n] = 1; /* the kernel's end: the bottom entry's point */
-  for (int b = 0; b < n; b++) {
-    const cfg_block *cb = &L->cfg->blocks[b];
-    if (!diverges(L, b)) continue;
-    L->reconverges[cb->ipdom] = 1;
-    int first = first_target(L, b);
-    waits[cb->ipdom] = 1;
-    for (int k = 0; k < cb->nsuccs; k++) waits[cb->succs[k]] |= cb->succs[k] != first;
-  }
-  for (int i = 0; i < L->ncross; i++) {
-    slot *s = L->cross[i];
-    for (int pc = 0; pc < n && !s->blend && s->shape != UNIFORM && !s->remat; pc++)
-      s->blend = waits[pc] && lw_live_at(L, pc, i);
-  }
-}
-
 /* ---- which waiting lanes a definition can reach ----
  * A divergence at b parks lanes at its IPDOM R and at its later targets until they meet at R,
  * and the lanes that run meanwhile stay in b's region: the blocks reachable from b's targets
@@ -141,6 +117,30 @@ static uint64_t *waits_by_ipdom(lower *L) {
   return at;
 }
 
+/* The slots live at any wait: at[R] over every R. */
+static uint64_t *waits_anywhere(lower *L, const uint64_t *at) {
+  int n = L->cfg->nblocks, w = L->live_words;
+  uint64_t *any = ARENA_NEW(L->arena, uint64_t, (size_t)w);
+  for (int r = 0; r <= n; r++)
+    for (int k = 0; k < w; k++) any[k] |= at[(size_t)r * w + k];
+  return any;
+}
+
+/* A value live at no wait is read only by the lanes that run, so its definitions need not keep
+ * the other lanes' (mandelbrot's z is so: only its count is read after the loop). The IPDOMs
+ * of divergent branches are also the only points a `stack` split arrives at (reconverges). */
+static void find_blended(lower *L, const uint64_t *any) {
+  int n = L->cfg->nblocks;
+  L->reconverges = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
+  L->reconverges[n] = 1; /* the kernel's end: the bottom entry's point */
+  for (int b = 0; b < n; b++)
+    if (diverges(L, b)) L->reconverges[L->cfg->blocks[b].ipdom] = 1;
+  for (int i = 0; i < L->ncross; i++) {
+    slot *s = L->cross[i];
+    s->blend = s->shape != UNIFORM && !s->remat && (any[i / 64] >> (i % 64) & 1);
+  }
+}
+
 /* Adds what waits around b (at its IPDOM's divergences) to pending[x] for x in b's region and
  * b itself; seen[] holds the last b that reached a block. When the region holds a loop (a back
  * edge), its blocks take their steps in the code (find_loops). */
@@ -160,16 +160,12 @@ static void mark_region(lower *L, int b, const uint64_t *waits, int *seen, int *
   for (int i = 0; i < tail && loop; i++) L->steps[queue[i]] = 1;
 }
 
-static void find_pending(lower *L) {
+static void find_pending(lower *L, const uint64_t *at, const uint64_t *any) {
   int n = L->cfg->nblocks, w = L->live_words, branches = 0;
-  L->steps = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
-  uint64_t *at = waits_by_ipdom(L);
   L->pending = ARENA_NEW(L->arena, uint64_t, (size_t)n *w);
   for (int b = 0; b < n; b++) branches += diverges(L, b);
   if ((long long)branches * n > PENDING_MAX_WORK) { /* every wait, everywhere */
-    for (int r = 0; r <= n; r++)
-      for (int k = 0; k < w; k++) L->pending[k] |= at[(size_t)r * w + k];
-    for (int x = 1; x < n; x++) memcpy(L->pending + (size_t)x * w, L->pending, w * sizeof *at);
+    for (int x = 0; x < n; x++) memcpy(L->pending + (size_t)x * w, any, w * sizeof *any);
     return;
   }
   int *seen = ARENA_NEW(L->arena, int, (size_t)n), *queue = ARENA_NEW(L->arena, int, (size_t)n);
@@ -199,7 +195,6 @@ static void print_pending(lower *L) {
 
 int lw_blends_at(const lower *L, const slot *s, int site) {
   if (!s->blend) return 0;
-  if (site < 0 || site >= L->cfg->nblocks) return 1;
   return (int)(L->pending[(size_t)site * L->live_words + s->index / 64] >> (s->index % 64) & 1);
 }
 
@@ -218,8 +213,10 @@ static void find_loops(lower *L) {
 }
 
 void lw_step_setup(lower *L) {
-  find_blended(L);
-  find_pending(L);
+  L->steps = ARENA_NEW(L->arena, unsigned char, (size_t)L->cfg->nblocks + 1);
+  uint64_t *at = waits_by_ipdom(L), *any = waits_anywhere(L, at);
+  find_blended(L, any);
+  find_pending(L, at, any);
   if (debug_wants(DEBUG_BLENDS)) print_pending(L);
   find_loops(L);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(L->c, 0);
