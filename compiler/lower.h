@@ -106,6 +106,7 @@ typedef struct lower {
   LLVMBasicBlockRef next_leave, finished; /* back to the scheduler: ask the policy; done */
   LLVMBasicBlockRef elsewhere; /* on in another part at ctx->pc, every value in the frame */
   LLVMBasicBlockRef leave_all; /* an event for the scheduler, every value in the frame */
+  LLVMBasicBlockRef save_all;  /* what the three above share: the saving (lower_step.c) */
   unsigned char *region_masked; /* per PC: the WEFT_REGIONS_* its divergent branch runs masked
                                  * under (lower_region.c), 0 for none */
   /* While a masked side is emitted: what the splits around it would hold in mp's tables

@@ -236,7 +236,7 @@ void lw_step_setup(lower *L) {
 void lw_step_begin_part(lower *L) {
   L->enter = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks);
   L->arrival = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks + 1);
-  L->next_leave = L->finished = L->elsewhere = L->leave_all = NULL;
+  L->next_leave = L->finished = L->elsewhere = L->leave_all = L->save_all = NULL;
 }
 
 /* A split the policy picked starts at pc: the counters so far go with the lanes that ran them,
@@ -263,17 +263,36 @@ static LLVMBasicBlockRef enter(lower *L, int pc) {
   return e;
 }
 
-/* Back to the scheduler with `event`, every value of the call's lanes in the frame (made once
- * per part, in *cache): splits this call ran through the policy's steps have theirs in
- * registers only, and the next call reads back what it needs. */
+/* Every value of the call's lanes to the frame, then back to the scheduler with L->event, or,
+ * when it is 0, on at ctx->pc in another part through part 0's dispatch (lw_step_elsewhere).
+ * Splits this call ran through the policy's steps have theirs in registers only, and the next
+ * call reads back what it needs. One block per part for every such exit: the saving is most of
+ * what they cost to compile (a tenth of a fuzzed kernel's code, when each had its own). */
+static LLVMBasicBlockRef save_all(lower *L) {
+  if (L->save_all) return L->save_all;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b),
+                    elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere.part");
+  L->save_all = LLVMAppendBasicBlockInContext(L->c, L->fn, "save.all");
+  LLVMPositionBuilderAtEnd(L->b, L->save_all);
+  lw_frame_save_lanes(L, L->call_lanes);
+  LLVMValueRef event = LLVMBuildLoad2(L->b, i32t(L), L->event, "");
+  LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, event, lw_const_i32(L, 0), ""), elsewhere,
+                  L->leave);
+  LLVMPositionBuilderAtEnd(L->b, elsewhere);
+  lw_flush_counts(L);
+  LLVMBuildRet(L->b, lw_tail_call(L, 0, L->ctx)); /* whose dispatch hands ctx->pc on */
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return L->save_all;
+}
+
+/* `event` (0: on in another part), then save_all: made once per part, in *cache. */
 static LLVMBasicBlockRef leave_saving_all(lower *L, LLVMBasicBlockRef *cache, uint32_t event) {
   if (*cache) return *cache;
   LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
   *cache = LLVMAppendBasicBlockInContext(L->c, L->fn, "leave.all");
   LLVMPositionBuilderAtEnd(L->b, *cache);
-  lw_frame_save_lanes(L, L->call_lanes);
   LLVMBuildStore(L->b, lw_const_i32(L, event), L->event);
-  LLVMBuildBr(L->b, L->leave);
+  LLVMBuildBr(L->b, save_all(L));
   LLVMPositionBuilderAtEnd(L->b, here);
   return *cache;
 }
@@ -310,17 +329,7 @@ static LLVMBasicBlockRef finished(lower *L) {
   return L->finished;
 }
 
-LLVMBasicBlockRef lw_step_elsewhere(lower *L) {
-  if (L->elsewhere) return L->elsewhere;
-  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
-  L->elsewhere = LLVMAppendBasicBlockInContext(L->c, L->fn, "elsewhere.part");
-  LLVMPositionBuilderAtEnd(L->b, L->elsewhere);
-  lw_frame_save_lanes(L, L->call_lanes);
-  lw_flush_counts(L);
-  LLVMBuildRet(L->b, lw_tail_call(L, 0, L->ctx)); /* whose dispatch hands ctx->pc on */
-  LLVMPositionBuilderAtEnd(L->b, here);
-  return L->elsewhere;
-}
+LLVMBasicBlockRef lw_step_elsewhere(lower *L) { return leave_saving_all(L, &L->elsewhere, 0); }
 
 /* The policy's step (ctx->steps says whose): the next split in ctx, or 0 when none can run. */
 static LLVMValueRef call_step(lower *L, int arrival) {
