@@ -196,7 +196,7 @@ void lw_frame_save(lower *L, const int *to, int n);
 void lw_frame_save_of(lower *L, const int *to, int n, LLVMValueRef lanes);
 void lw_frame_save_lanes(lower *L, LLVMValueRef lanes); /* every value, of those lanes */
 
-/* lower_step.c: the `stack` policy's steps in the code */
+/* lower_step.c: the `stack` and `pc` policies' steps in the code */
 void lw_step_setup(lower *L); /* per kernel: whether it takes them; the siblings */
 /* Whether a phi s that an edge of block `site` writes must keep the lanes of other splits
  * (lower_step.c, pending). */
