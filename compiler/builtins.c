@@ -56,6 +56,9 @@ static const char *const math_names[] = {
     "half_exp10",   "half_log2",    "half_log10",    "half_powr",
     "half_rsqrt",   "half_recip",   "half_divide",   NULL};
 
+/* Math of float and half only: a double's is the C library's (expand_builtins.c, libm_each). */
+static const char *const float_math_names[] = {"lgamma", "tgamma", NULL};
+
 static const char *const integer_names[] = {"abs",      "min",    "max",      "clamp",
                                             "mul24",    "mad24",  "popcount", "clz",
                                             "abs_diff", "mul_hi", "mad_hi",   NULL};
@@ -175,6 +178,7 @@ static builtin_kind classify(const char *name, char arg0) {
     if (!strcmp(exact[i].name, name)) return exact[i].kind;
   int fp = arg0 == 'f' || arg0 == 'd' || arg0 == 'D'; /* D: half */
   if (in_list(math_names, name)) return BI_MATH;
+  if (in_list(float_math_names, name) && arg0 != 'd') return BI_MATH;
   if (in_list(integer_names, name)) return fp ? BI_MATH : BI_INTEGER;
   if (!strncmp(name, "atomic_", 7) || !strncmp(name, "atom_", 5)) return BI_ATOMIC;
   if (in_list(sub_group_names, name) || !strncmp(name, "sub_group_", 10)) return BI_SUB_GROUP;

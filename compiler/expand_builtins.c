@@ -370,11 +370,12 @@ static LLVMValueRef remquo_of(const expander *x, int with_quo) {
   return r;
 }
 
-/* lgamma, lgamma_r and tgamma: the C library's, element by element, each a
- * call of "weft.libm.NAME.pADDRSPACE" (a name no kernel can declare), which the lowering makes
- * once per active lane (lw_builtin, BI_LIBM): glibc has no vector variant of them.
- * lgamma_r's int goes through its pointer, element k to the k-th int. lgamma is lgamma_r with the sign put aside: the C
- * library's lgamma writes it to signgam, one int for the whole process, which the workers
+/* lgamma, lgamma_r and tgamma of double: the C library's, element by element, each a call of
+ * "weft.libm.NAME.pADDRSPACE" (a name no kernel can declare), which the lowering makes once per
+ * active lane (lw_builtin, BI_LIBM): glibc has no vector variant of them, and a series in
+ * vectors would be hundreds of ulps off (float's are, lower_builtin.c). lgamma_r's int goes
+ * through its pointer, element k to the k-th int. lgamma is lgamma_r with the sign put aside:
+ * the C library's lgamma writes it to signgam, one int for the whole process, which the workers
  * would race on. */
 static LLVMValueRef libm_each(const expander *x) {
   const char *name = x->bi.name;
@@ -405,6 +406,33 @@ static LLVMValueRef libm_each(const expander *x) {
     r = n > 1 ? LLVMBuildInsertElement(x->b, r, v, at, "") : v;
   }
   return r;
+}
+
+/* lgamma_r(x, p) of float: the sign of gamma(x) to *p, and lgamma(x), which lower_builtin.c
+ * computes in vectors. The sign is -1 where gamma is negative: at -0, and below 0 where floor(x)
+ * is odd; at the poles it is unspecified (here 1 past 0). */
+static LLVMValueRef lgamma_sign(const expander *x) {
+  LLVMBuilderRef b = x->b;
+  LLVMValueRef v = arg(x, 0);
+  LLVMTypeRef t = LLVMTypeOf(v), it = ir_shaped(t, LLVMInt32TypeInContext(x->c));
+  LLVMValueRef half = LLVMBuildFMul(b, intrinsic(x, "llvm.floor", &v, 1), ir_const_real(t, 0.5),
+                                    "");
+  LLVMValueRef odd = LLVMBuildFCmp(b, LLVMRealONE, intrinsic(x, "llvm.floor", &half, 1), half, "");
+  LLVMValueRef negative = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOLT, v, ir_const_real(t, 0), ""),
+                                       odd, "");
+  LLVMValueRef minus_zero = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, v, it, ""),
+                                          ir_const_int(it, 0x80000000u), "");
+  negative = LLVMBuildOr(b, negative, minus_zero, "");
+  LLVMBuildStore(
+      b, LLVMBuildSelect(b, negative, ir_const_int(it, (uint32_t)-1), ir_const_int(it, 1), ""),
+      arg(x, 1));
+  /* lgamma's mangled name: its one parameter is lgamma_r's first ("f", "Dv4_f"), before 'P' */
+  size_t len;
+  const char *m = LLVMGetValueName2(LLVMGetCalledValue(x->call), &len);
+  char name[64];
+  snprintf(name, sizeof name, "_Z6lgamma%.*s", (int)strcspn(m + 11, "P"), m + 11);
+  LLVMTypeRef ft = LLVMFunctionType(t, &t, 1, 0);
+  return LLVMBuildCall2(b, ft, ir_function(x->m, name, ft), &v, 1, "");
 }
 
 /* shuffle(x, mask) and shuffle2(x, y, mask): element k is element mask[k] of x (of x then y),
@@ -527,7 +555,8 @@ static LLVMValueRef expand(const expander *x) {
   if (!strcmp(name, "remquo") && n == 3 && real) return remquo_of(x, 1);
   static const char *const from_libm[] = {"lgamma", "lgamma_r", "tgamma"};
   for (size_t i = 0; i < sizeof from_libm / sizeof *from_libm && real; i++)
-    if (!strcmp(name, from_libm[i])) return libm_each(x);
+    if (!strcmp(name, from_libm[i])) /* float's lgamma and tgamma are lower_builtin.c's */
+      return e == LLVMDoubleTypeKind ? libm_each(x) : i == 1 ? lgamma_sign(x) : NULL;
   if (!strcmp(name, "frexp") && n == 2 && real) return frexp_of(x);
   if (!strcmp(name, "modf") && n == 2 && real) return modf_of(x);
   if (!strcmp(name, "ldexp") && n == 2 && real) return ldexp_of(x);

@@ -269,6 +269,17 @@ test_run_div_no_guard() {
     fail "a vector division by a computed divisor"
 }
 
+# ---- lgamma and tgamma of float: vector code (lower_builtin.c, gamma_of), not a C library
+# call per lane; a double's go to the C library (tests/kernels/math_libm.cl checks both) ----
+
+test_run_gamma_vector() {
+  export WEFT_DEBUG=lowered
+  weft run "$SRC/tests/cli/gamma_float.cl" -g 64 --lanes 8 --arg 'f32[64]=rand:3'
+  expect_status 0
+  expect_line 'call <[48] x double> @_ZGV[de]N[48]v_log\('
+  ! grep -Eq '@(lgamma|tgamma)f' "$out" || fail "a C library call per lane"
+}
+
 # ---- a gather whose address a loop hoisted (the barriers workload's &t[(l + 1) & 255], above
 # its loop): a uniform base and 32-bit indices, not a vector of 64-bit addresses (two gathers
 # per lane group without AVX-512, and the vectors kept) ----
