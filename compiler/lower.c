@@ -217,7 +217,7 @@ void lw_arrive(lower *L, int from, int to) {
                                      LLVMPointerTypeInContext(L->c, 0));
     LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, policy, ""), runtime, step);
     LLVMPositionBuilderAtEnd(L->b, step);
-    lw_step_arrival_at(L, from, to);
+    lw_step_arrival_at(L, from, to, runtime);
     LLVMPositionBuilderAtEnd(L->b, runtime);
   } else if (to < L->cfg->nblocks) { /* once per warp: no step in the code */
     LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");

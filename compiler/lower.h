@@ -97,6 +97,7 @@ typedef struct lower {
   int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
   unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
                                  points a `stack` split arrives at */
+  int divergent; /* the kernel has a divergent branch */
   unsigned char *in_loop; /* per PC: between a back edge's target and its source */
   unsigned char *steps;   /* per PC: steps there are taken in the code (lower_step.c): in a
                              loop, or in the region of a divergent branch around one */
@@ -212,8 +213,10 @@ void lw_step_runtime(lower *L, LLVMBasicBlockRef runtime);
  * the call goes to the frame, for the lanes of other splits may wait anywhere. */
 LLVMBasicBlockRef lw_step_elsewhere(lower *L);
 /* The running split arrives at `to` from block `from`: the event in ctx, then the step (the
- * caller knows ctx->policy is set). */
-void lw_step_arrival_at(lower *L, int from, int to);
+ * caller knows ctx->policy is set). In a kernel without a divergent branch, the end's step is
+ * the runtime's (`runtime`): there a warp's state starts only where a barrier asked its policy,
+ * and the step, a few hundred instructions, would be compiled in every such kernel for them. */
+void lw_step_arrival_at(lower *L, int from, int to, LLVMBasicBlockRef runtime);
 
 /* lower_region.c: structured divergent branches run masked, without the policy */
 void lw_region_setup(lower *L); /* region_masked */

@@ -369,6 +369,53 @@ static LLVMValueRef narrow_gather_at(lower *L, const base_index *bi, LLVMValueRe
   return LLVMBuildTrunc(L->b, LLVMBuildLShr(L->b, w, shift, ""), vt, "");
 }
 
+/* The pointers ps where m is set, the part's scatter sink elsewhere (without AVX-512). */
+static LLVMValueRef or_sink(lower *L, LLVMValueRef ps, LLVMValueRef m) {
+  LLVMTypeRef pt = LLVMGetElementType(LLVMTypeOf(ps)), i32 = LLVMInt32TypeInContext(L->c);
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(ps));
+  LLVMValueRef sink = LLVMBuildAddrSpaceCast(L->b, L->scatter_sink, pt, "");
+  LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(pt, 1)), sink,
+                                            lw_const_i32(L, 0), "");
+  LLVMValueRef sinks = LLVMBuildShuffleVector(L->b, one, LLVMGetPoison(LLVMTypeOf(one)),
+                                              LLVMConstNull(LLVMVectorType(i32, n)), "");
+  return LLVMBuildSelect(L->b, m, ps, sinks, "");
+}
+
+/* Without AVX-512, x86's masked loads and stores move 32- and 64-bit elements only: LLVM moves
+ * 8- and 16-bit ones element by element, each behind a branch (a char4 store: 32 per lane
+ * group, and most of the code generation of a kernel over chars or shorts). Packed, they move
+ * here lane by lane instead, each lane's k elements as one integer, without a branch: an
+ * inactive lane's go to, or come from, the scatter sink. */
+static int narrow_packed(lower *L, LLVMTypeRef t, enum access_mode mode) {
+  return mode == PACKED_MASKED && L->scatter_sink && LLVMABISizeOfType(L->td, lw_elem_type(t)) < 4;
+}
+
+/* Lane group L->lane_group's lanes' addresses of a packed access whose lane 0 is at p0. */
+static LLVMValueRef packed_lanes(lower *L, LLVMValueRef p0, LLVMTypeRef t) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMValueRef o = LLVMBuildMul(L->b, lw_iota(L, i64, 0),
+                                lw_splat(L, lw_const_i64(L, LLVMStoreSizeOfType(L->td, t))), "");
+  return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->c), p0, &o, 1, "");
+}
+
+/* The lanes' elements of type t as one integer per lane: <G x iN>. */
+static LLVMTypeRef lane_chunks(lower *L, LLVMTypeRef t) {
+  unsigned bits = (unsigned)LLVMStoreSizeOfType(L->td, t) * 8;
+  return LLVMVectorType(LLVMIntTypeInContext(L->c, bits), L->G);
+}
+
+static LLVMValueRef load_by_lane(lower *L, LLVMValueRef p0, LLVMTypeRef t, LLVMValueRef align) {
+  LLVMTypeRef ct = lane_chunks(L, t), et = LLVMGetElementType(ct);
+  LLVMValueRef ps = or_sink(L, packed_lanes(L, p0, t), L->lane_group_mask), v = LLVMGetPoison(ct);
+  for (unsigned i = 0; i < L->G; i++) {
+    LLVMValueRef at = lw_const_i32(L, i);
+    LLVMValueRef x = LLVMBuildLoad2(L->b, et, LLVMBuildExtractElement(L->b, ps, at, ""), "");
+    LLVMSetAlignment(x, (unsigned)LLVMConstIntGetZExtValue(align));
+    v = LLVMBuildInsertElement(L->b, v, x, at, "");
+  }
+  return LLVMBuildBitCast(L->b, v, lw_vtype(L, t), "");
+}
+
 /* The element of the group's one active lane, in every lane. */
 static LLVMValueRef load_one(lower *L, LLVMValueRef ld) {
   LLVMValueRef at = lane_value(L, LLVMGetOperand(ld, 0), first_active_lane(L));
@@ -383,6 +430,8 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
   if (mode == GATHER_ONE) return load_one(L, ld);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(ld) ? LLVMGetAlignment(ld) : 1);
+  if (narrow_packed(L, t, mode))
+    return load_by_lane(L, lane0_address(L, LLVMGetOperand(ld, 0), t, mode), t, align);
   if (mode >= PACKED_MASKED) {
     LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(ld, 0), t, mode);
     return lw_intrinsic(L, "llvm.masked.load", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,
@@ -409,14 +458,8 @@ static LLVMValueRef load_access(lower *L, LLVMValueRef ld, enum access_mode mode
  * store in order, so where two share an address the higher one's value stays, as in a scatter. */
 static void scatter_by_lane(lower *L, LLVMValueRef v, LLVMValueRef ps, LLVMValueRef m,
                             LLVMValueRef align) {
-  LLVMTypeRef pt = LLVMGetElementType(LLVMTypeOf(ps)), i32 = LLVMInt32TypeInContext(L->c);
   unsigned n = LLVMGetVectorSize(LLVMTypeOf(ps));
-  LLVMValueRef sink = LLVMBuildAddrSpaceCast(L->b, L->scatter_sink, pt, "");
-  LLVMValueRef one = LLVMBuildInsertElement(L->b, LLVMGetPoison(LLVMVectorType(pt, 1)), sink,
-                                            lw_const_i32(L, 0), "");
-  LLVMValueRef sinks = LLVMBuildShuffleVector(L->b, one, LLVMGetPoison(LLVMTypeOf(one)),
-                                              LLVMConstNull(LLVMVectorType(i32, n)), "");
-  ps = LLVMBuildSelect(L->b, m, ps, sinks, "");
+  ps = or_sink(L, ps, m);
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef at = lw_const_i32(L, i);
     LLVMValueRef st = LLVMBuildStore(L->b, LLVMBuildExtractElement(L->b, v, at, ""),
@@ -432,6 +475,12 @@ static LLVMValueRef store_access(lower *L, LLVMValueRef st, enum access_mode mod
   LLVMValueRef v = lw_vector_of(L, val);
   LLVMValueRef m = access_mask(L, k, mode);
   LLVMValueRef align = lw_const_i32(L, LLVMGetAlignment(st) ? LLVMGetAlignment(st) : 1);
+  if (narrow_packed(L, t, mode)) {
+    LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(st, 1), t, mode);
+    scatter_by_lane(L, LLVMBuildBitCast(L->b, v, lane_chunks(L, t), ""), packed_lanes(L, p0, t),
+                    L->lane_group_mask, align);
+    return NULL;
+  }
   if (mode >= PACKED_MASKED) {
     LLVMValueRef p0 = lane0_address(L, LLVMGetOperand(st, 1), t, mode);
     lw_intrinsic(L, "llvm.masked.store", (LLVMTypeRef[]){vt, LLVMTypeOf(p0)}, 2,

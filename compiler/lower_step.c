@@ -133,8 +133,9 @@ static void find_blended(lower *L, const uint64_t *any) {
   int n = L->cfg->nblocks;
   L->reconverges = ARENA_NEW(L->arena, unsigned char, (size_t)n + 1);
   L->reconverges[n] = 1; /* the kernel's end: the bottom entry's point */
+  L->divergent = 0;
   for (int b = 0; b < n; b++)
-    if (diverges(L, b)) L->reconverges[L->cfg->blocks[b].ipdom] = 1;
+    if (diverges(L, b)) L->reconverges[L->cfg->blocks[b].ipdom] = 1, L->divergent = 1;
   for (int i = 0; i < L->ncross; i++) {
     slot *s = L->cross[i];
     s->blend = s->shape != UNIFORM && !s->remat && (any[i / 64] >> (i % 64) & 1);
@@ -394,12 +395,14 @@ static LLVMBasicBlockRef arrival_step(lower *L, int to) {
   return L->arrival[to];
 }
 
-void lw_step_arrival_at(lower *L, int from, int to) {
+void lw_step_arrival_at(lower *L, int from, int to, LLVMBasicBlockRef runtime) {
   if (to == L->cfg->nblocks) { /* every warp: one whose state never started just finished */
-    LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
+    LLVMBasicBlockRef step = L->divergent ? LLVMAppendBasicBlockInContext(L->c, L->fn, "")
+                                          : runtime;
     LLVMValueRef started = ctx_load(L, offsetof(weft_warp_ctx, started), i32t(L));
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, started, lw_const_i32(L, 0), ""),
                     finished(L), step);
+    if (!L->divergent) return;
     LLVMPositionBuilderAtEnd(L->b, step);
   }
   lw_store_event(L, from, 1, to, L->mask);

@@ -1216,6 +1216,28 @@ void oracle_math_libm(kio *io) {
   }
 }
 
+void oracle_narrow_vectors(kio *io) {
+  const uint8_t *a = IN(uint8_t, 0);
+  uint8_t *c3 = OUT(uint8_t, 1), *c16 = OUT(uint8_t, 3);
+  uint16_t *s3 = OUT(uint16_t, 2), *s1 = OUT(uint16_t, 5);
+  int16_t *s2 = OUT(int16_t, 4);
+  for (size_t i = 0; i < N(io); i++) {
+    uint8_t x = a[i];
+    if (x & 1)
+      for (int k = 0; k < 3; k++) {
+        c3[3 * i + k] = (uint8_t)(c3[3 * i + k] + (k == 0 ? x : k));
+        s3[3 * i + k] = (uint16_t)(s3[3 * i + k] * 3);
+      }
+    if (x & 2)
+      for (int k = 0; k < 16; k++) c16[16 * i + k] ^= x;
+    if (x % 3 == 0) {
+      int16_t t = s2[2 * i];
+      s2[2 * i] = s2[2 * i + 1], s2[2 * i + 1] = t;
+      s1[i] = (uint16_t)(s1[i] + x);
+    }
+  }
+}
+
 void oracle_math_transcendental(kio *io) {
   for (size_t i = 0; i < N(io); i++) {
     double x = IN(float, 0)[i], y = IN(float, 1)[i]; /* in double: the exact answer */
