@@ -251,11 +251,18 @@ static int cc1_takes(const char *const *user, int n) {
   return !value_next;
 }
 
+/* What cc1 is told to write the files it read to (DEPS_FD, as the child holds it), for the disk
+ * cache: every one, clang's own headers too (-sys-header-deps), as make's rule for target x. */
+#define DEPS_FD 3
+static const char *const deps_args[] = {"-dependency-file", "/dev/fd/3", "-MT", "x",
+                                        "-sys-header-deps"};
+#define N_DEPS_ARGS (sizeof deps_args / sizeof *deps_args)
+
 /* Runs cc1 on `path` (with_stdin: the source is on fd 0, named `path`), writing the bitcode to
- * fd 1 and the diagnostics to fd 2. Returns cc1's exit status. -disable-free, as clang's driver
- * passes it: the child ends right after. */
-static int run_cc1(const char *path, int with_stdin, const char *const *user, int nuser) {
-  const char *argv[N_DRIVER_ARGS + MAX_USER_ARGS + 16];
+ * fd 1, the diagnostics to fd 2 and, with deps, the files it read to DEPS_FD. Returns cc1's exit
+ * status. -disable-free, as clang's driver passes it: the child ends right after. */
+static int run_cc1(const char *path, int with_stdin, int deps, const char *const *user, int nuser) {
+  const char *argv[N_DRIVER_ARGS + N_DEPS_ARGS + MAX_USER_ARGS + 16];
   char cwd[PATH_MAX + 32] = "-fdebug-compilation-dir=", include[sizeof resource_dir + 16];
   size_t argc = 0;
   for (; argc < N_DRIVER_ARGS; argc++) argv[argc] = driver_args[argc];
@@ -266,6 +273,7 @@ static int run_cc1(const char *path, int with_stdin, const char *const *user, in
   snprintf(include, sizeof include, "%s/include", resource_dir);
   argv[argc++] = "-resource-dir", argv[argc++] = resource_dir;
   argv[argc++] = "-internal-isystem", argv[argc++] = include;
+  for (size_t i = 0; deps && i < N_DEPS_ARGS; i++) argv[argc++] = deps_args[i];
   for (int i = 0; i < nuser; i++) argv[argc++] = user[i];
   const char *tail[] = {"-o", "-", "-x", "cl", with_stdin ? "-" : path};
   for (size_t i = 0; i < 5; i++) argv[argc++] = tail[i];
@@ -340,24 +348,25 @@ typedef struct cc1_job {
   const char *path, *text;
   const char *user[MAX_USER_ARGS]; /* the build options, split */
   int nuser;
-  int out, err; /* memfds: the bitcode, the diagnostics */
+  int out, err, deps; /* memfds: the bitcode, the diagnostics, the files read (-1: none) */
   pid_t pid;    /* the child; -1: none */
 } cc1_job;
 
 #define SETUP_FAILED 125 /* the child's exit status when it could not set up its files */
 
-/* The child's fds 0, 1 and 2 are the source (none for a file), the bitcode and the diagnostics,
- * and it holds no other: clang writes to its stdout and stderr, and none of the host's files (a
- * pipe's end, say) stay open in it. The three go above 2 first, since in a host that closed its
- * own 0, 1 or 2 they may be there. */
+/* The child's fds 0, 1, 2 and DEPS_FD are the source (none for a file), the bitcode, the
+ * diagnostics and the list of files read (none unless asked), and it holds no other: clang
+ * writes to its stdout and stderr, and none of the host's files (a pipe's end, say) stay open in
+ * it. The four go above DEPS_FD first, since in a host that closed its own 0, 1 or 2 they may be
+ * there. */
 static int child_files(const cc1_job *j) {
-  int fds[3] = {j->text ? file_text_fd(j->text) : -1, j->out, j->err};
+  int fds[DEPS_FD + 1] = {j->text ? file_text_fd(j->text) : -1, j->out, j->err, j->deps};
   if (j->text && fds[0] < 0) return -1;
-  for (int i = 0; i < 3; i++)
-    if (fds[i] >= 0 && (fds[i] = fcntl(fds[i], F_DUPFD, 3)) < 0) return -1;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i <= DEPS_FD; i++)
+    if (fds[i] >= 0 && (fds[i] = fcntl(fds[i], F_DUPFD, DEPS_FD + 1)) < 0) return -1;
+  for (int i = 0; i <= DEPS_FD; i++)
     if (fds[i] < 0 ? close(i) != 0 && errno != EBADF : dup2(fds[i], i) != i) return -1;
-  close_range(3, ~0U, 0);
+  close_range(DEPS_FD + 1, ~0U, 0);
   return 0;
 }
 
@@ -379,7 +388,8 @@ static _Noreturn void compile_in_child(const cc1_job *j) {
     if (sigaction(s, NULL, &old) == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
       sigaction(s, &dfl, NULL);
   on_exit(leave_now, NULL);
-  _exit(child_files(j) == 0 ? run_cc1(j->path, j->text != NULL, j->user, j->nuser) : SETUP_FAILED);
+  _exit(child_files(j) == 0 ? run_cc1(j->path, j->text != NULL, j->deps >= 0, j->user, j->nuser)
+                            : SETUP_FAILED);
 }
 
 /* On a thread with the stack that clang's main thread has, which becomes the child's one
@@ -399,6 +409,7 @@ int cc1_compile(const char *path, const char *text, const char *options, const f
                .text = text,
                .out = memfd_create("cc1-bitcode", MFD_CLOEXEC),
                .err = memfd_create("cc1-diagnostics", MFD_CLOEXEC),
+               .deps = run && run->deps ? memfd_create("cc1-deps", MFD_CLOEXEC) : -1,
                .pid = -1};
   char *split = strdup(options ? options : "");
   pthread_t t;
@@ -410,8 +421,10 @@ int cc1_compile(const char *path, const char *text, const char *options, const f
   if (j.pid > 0)
     code = child_finish(j.pid, rt_now_ms(), run, path, j.out, j.err, bitcode, len, log);
   if (j.pid > 0 && code == SETUP_FAILED) free(*log), *log = NULL; /* and *bitcode is NULL */
+  if (code == 0 && j.deps >= 0) *run->deps = file_read_back(j.deps, &(size_t){0});
   if (j.out >= 0) close(j.out);
   if (j.err >= 0) close(j.err);
+  if (j.deps >= 0) close(j.deps);
   free(split);
   return code == SETUP_FAILED ? -1 : code == CHILD_NO_MEMORY ? CHILD_NO_MEMORY : 0;
 }

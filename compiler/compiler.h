@@ -86,12 +86,15 @@ typedef struct frontend_result {
   char *log;            /* clang's diagnostics or weft's message; malloc'd, may be NULL */
 } frontend_result;
 /* How clang runs for a build: idle, when not NULL, runs on the building thread while clang
- * works; a compile that runs longer than timeout_s is stopped. A NULL frontend_run: no idle, and
- * WEFT_DEFAULT_BUILD_TIMEOUT_S. */
+ * works; a compile that runs longer than timeout_s is stopped; with deps, a compile that
+ * succeeds sets *deps to the files clang read, as a make rule for target x (malloc'd; it stays
+ * NULL when clang wrote none). A NULL frontend_run: no idle, WEFT_DEFAULT_BUILD_TIMEOUT_S and
+ * no deps. */
 typedef struct frontend_run {
   void (*idle)(void *arg);
   void *arg;
   double timeout_s;
+  char **deps;
 } frontend_run;
 /* Compiles `path` (or `source`, when not NULL, named `path` in diagnostics) with clang-19 into
  * a module. */
@@ -496,6 +499,9 @@ typedef struct program_code {
   LLVMOrcResourceTrackerRef code; /* for x-aligned work-groups (rt_x_aligned) */
   /* per kernel, for the others, built when a launch of the kernel needs it; NULL until one does */
   LLVMOrcResourceTrackerRef *code_unaligned;
+  /* per kernel, its variant for the others as the disk cache kept it (o.n 0: none), until a
+   * launch needs it; NULL when the entry kept none */
+  struct cached_variant *cached;
   /* The front end's module as bitcode, from which code_unaligned is built, into its own code. */
   LLVMMemoryBufferRef front_end;
   unsigned instrs; /* of its kernels in the front end's module: how much there is to lower */
@@ -504,7 +510,15 @@ typedef struct program_code {
    * name: globals_build in the code, bitcode_build in front_end (another build's, when the
    * program came from the disk cache; the units of a later build rename them). */
   unsigned globals_build, bitcode_build;
+  char *cache_key; /* of its entry in the disk cache; NULL: it has none */
 } program_code;
+/* A kernel's variant for work-groups that are not x-aligned as the disk cache keeps it: its
+ * objects, whose functions build `fns` named and whose references to the program's global
+ * variables build `globals` named. */
+typedef struct cached_variant {
+  unsigned fns, globals;
+  jit_objects o;
+} cached_variant;
 /* What a context compiles for. */
 typedef struct pipeline_target {
   weft_jit *jit;
@@ -527,17 +541,30 @@ weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, 
 void pipeline_code_free(program_code *p);
 
 /* --- cache.c: compiled programs on disk (WEFT_CACHE_DIR; WEFT_CACHE=0 is off) --- */
-/* What a build depends on, all of it, malloc'd; NULL when it is not to be cached. */
+#include <time.h>
+/* What a build depends on besides the files clang reads, malloc'd; NULL when it is not to be
+ * cached. */
 char *cache_key(const pipeline_target *t, const char *path, const char *text, const char *opts);
-/* The entry of key into *p (all but its code and function pointers) and *o (its objects, whose
- * functions build *build named): 0; -1, with nothing filled, when there is none to trust. */
+/* The entry of key into *p (all but its code and function pointers; p->cached holds the
+ * variants it kept) and *o (its objects, whose functions build *build named): 0; -1, with
+ * nothing filled, when there is none to trust or a file that its build read has changed. */
 int cache_load(const char *key, program_code *p, unsigned *build, jit_objects *o);
-/* Writes p, whose objects o build `build` made, as the entry of key; silently skips it when
- * it cannot. */
-void cache_store(const char *key, const program_code *p, unsigned build, const jit_objects *o);
-/* The objects' functions named for build `to` instead of `from`: 0, or -1 when an object is
- * not one it can read. */
-int cache_rename(jit_objects *o, unsigned from, unsigned to);
+/* Writes p, whose objects o build `build` made, as the entry of key, with the files that clang
+ * read (deps: its make rule) as they are now; silently skips it when it cannot, or when one of
+ * them changed after `began` (CLOCK_REALTIME_COARSE, the clock of files' times). */
+void cache_store(const char *key, const program_code *p, unsigned build, const jit_objects *o,
+                 const char *deps, const struct timespec *began);
+/* Adds to p's entry the variant of kernel `kernel` for work-groups that are not x-aligned: its
+ * objects o, whose functions build `fns` named. Skipped when the entry is not the one p came
+ * from or was stored as (another build's, written since). */
+void cache_store_variant(const program_code *p, unsigned kernel, unsigned fns,
+                         const jit_objects *o);
+/* Build numbers in objects' function and global names: each `from` becomes its `to`. */
+typedef struct cache_renaming {
+  unsigned from, to;
+} cache_renaming;
+/* Renames n numbers at once in o's objects: 0, or -1 when an object is not one it can read. */
+int cache_rename(jit_objects *o, unsigned n, const cache_renaming *r);
 /* cache_trim.c: the entries of folder dir used longest ago deleted until the folder is under
  * WEFT_CACHE_SIZE, but `kept` (an entry's name in it). */
 void cache_trim(const char *dir, const char *kept);

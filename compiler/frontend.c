@@ -59,10 +59,16 @@ const char *frontend_clang_path(void) {
   return p && *p ? p : WEFT_CLANG_PATH;
 }
 
+/* What clang-19 is told to write the files it read to (fd 3 as spawn_clang sets it up), as
+ * cc1.c tells cc1. */
+static const char *const deps_args[] = {"-MD", "-MF", "/dev/fd/3", "-MT", "x"};
+#define N_DEPS_ARGS (int)(sizeof deps_args / sizeof *deps_args)
+
 /* The clang-19 command line for `input` and the build options (split in place in opts) in argv
- * (max entries): its length, or -1 when there are too many options. It must match cc1.c's
- * driver_args; -fno-crash-diagnostics, so that a crash writes no reproducer to /tmp. */
-static int clang_command(const char **argv, int max, char *opts, const char *input) {
+ * (max entries, and N_DEPS_ARGS more with deps): its length, or -1 when there are too many
+ * options. It must match cc1.c's driver_args; -fno-crash-diagnostics, so that a crash writes no
+ * reproducer to /tmp. */
+static int clang_command(const char **argv, int max, char *opts, const char *input, int deps) {
   static const char *const fixed[] = {"-x",
                                       "cl",
                                       "-cl-std=CL1.2",
@@ -86,7 +92,8 @@ static int clang_command(const char **argv, int max, char *opts, const char *inp
   int argc = 0, nfixed = (int)(sizeof fixed / sizeof *fixed);
   argv[argc++] = frontend_clang_path();
   for (int i = 0; i < nfixed; i++) argv[argc++] = fixed[i];
-  int users = file_split_options(opts, argv + argc, max - argc - 2);
+  for (int i = 0; deps && i < N_DEPS_ARGS; i++) argv[argc++] = deps_args[i];
+  int users = file_split_options(opts, argv + argc, max + (deps ? N_DEPS_ARGS : 0) - argc - 2);
   if (users < 0) return -1;
   argc += users;
   argv[argc++] = input;
@@ -94,17 +101,28 @@ static int clang_command(const char **argv, int max, char *opts, const char *inp
   return argc;
 }
 
-/* Starts argv[0] with stdin from in_fd (-1: this process's), stdout to out and stderr to err.
- * Returns 0 or the error number. */
-static int spawn_clang(const char **argv, int in_fd, int out, int err, pid_t *pid) {
+/* Starts argv[0] with stdin from in_fd (-1: this process's), stdout to out, stderr to err and
+ * fd 3 to deps (-1: none). Returns 0 or the error number. */
+static int spawn_clang(const char **argv, int in_fd, int out, int err, int deps, pid_t *pid) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
   posix_spawn_file_actions_adddup2(&fa, out, 1);
   posix_spawn_file_actions_adddup2(&fa, err, 2);
+  if (deps >= 0) posix_spawn_file_actions_adddup2(&fa, deps, 3);
   int rc = posix_spawn(pid, argv[0], &fa, NULL, (char *const *)argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   return rc;
+}
+
+/* A memfd for the files clang reads, above fd 3: spawn_clang's dup2 to 3 comes after those to
+ * 0, 1 and 2, which must not take it first. -1 when there is none. */
+static int deps_fd(void) {
+  int fd = memfd_create("clang-deps", MFD_CLOEXEC);
+  if (fd < 0 || fd > 3) return fd;
+  int above = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+  close(fd);
+  return above;
 }
 
 /* Runs clang-19 as a process on `input` (the file `path`, or "-" with the source on in_fd),
@@ -115,9 +133,11 @@ static weft_status run_clang_process(const char *path, const char *input, int in
                                      const char *options, const frontend_run *run, char **bitcode,
                                      size_t *len, char **log) {
   char *opts = strdup(options ? options : "");
-  const char *argv[64];
-  if (!opts || clang_command(argv, 64, opts, input) < 0) {
+  const char *argv[64 + N_DEPS_ARGS];
+  int deps = run && run->deps ? deps_fd() : -1;
+  if (!opts || clang_command(argv, 64, opts, input, deps >= 0) < 0) {
     free(opts);
+    if (deps >= 0) close(deps);
     *log = strdup("weft: too many build options (or no memory for them)");
     return WEFT_SUCCESS;
   }
@@ -125,13 +145,15 @@ static weft_status run_clang_process(const char *path, const char *input, int in
       err = memfd_create("clang-diagnostics", MFD_CLOEXEC);
   pid_t pid;
   double since = rt_now_ms();
-  int rc = out < 0 || err < 0 ? errno : spawn_clang(argv, in_fd, out, err, &pid);
+  int rc = out < 0 || err < 0 ? errno : spawn_clang(argv, in_fd, out, err, deps, &pid);
   if (rc && asprintf(log, "weft: cannot run %s: %s (install clang-19, or set WEFT_CLANG)", argv[0],
                      strerror(rc)) < 0)
     *log = NULL;
   int code = rc ? 0 : child_finish(pid, since, run, path, out, err, bitcode, len, log);
+  if (code == 0 && deps >= 0) *run->deps = file_read_back(deps, &(size_t){0});
   if (out >= 0) close(out);
   if (err >= 0) close(err);
+  if (deps >= 0) close(deps);
   free(opts);
   return rc                        ? WEFT_ERROR_TOOLCHAIN
          : code == CHILD_NO_MEMORY ? WEFT_ERROR_OUT_OF_MEMORY

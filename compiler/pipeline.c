@@ -170,7 +170,7 @@ static void warm_up(void *arg) {
 static weft_status build_cached(const pipeline_target *t, program_code *p, unsigned was,
                                 jit_objects *o, char **err) {
   unsigned id = (*t->builds)++;
-  if (cache_rename(o, was, id)) return WEFT_ERROR_JIT;
+  if (cache_rename(o, 1, &(cache_renaming){was, id})) return WEFT_ERROR_JIT;
   p->globals_build = id, p->bitcode_build = was;
   for (unsigned i = 0; i < p->nkernels; i++)
     if (kernel_name_functions(&p->kernels[i], id)) return WEFT_ERROR_OUT_OF_MEMORY;
@@ -197,17 +197,21 @@ static int from_cache(const pipeline_target *t, const char *key, program_code *p
 weft_status pipeline_build(const pipeline_target *t, const char *path, const char *source,
                            const char *text, const char *options, program_code *p, char **err) {
   memset(p, 0, sizeof *p);
-  char *key = cache_key(t, path, text, options);
-  if (key && !from_cache(t, key, p)) return free(key), WEFT_SUCCESS;
+  char *key = cache_key(t, path, text, options), *deps = NULL;
+  if (key && !from_cache(t, key, p)) return p->cache_key = key, WEFT_SUCCESS;
+  /* on the clock of files' times: a file that clang read and that changed after this may have
+   * changed after clang read it, and is not recorded as read (cache_store) */
+  struct timespec began;
+  clock_gettime(CLOCK_REALTIME_COARSE, &began);
   LLVMContextRef llvm = LLVMContextCreate();
   frontend_result fr;
-  frontend_run run = {warm_up, (void *)t, t->build_timeout_s};
+  frontend_run run = {warm_up, (void *)t, t->build_timeout_s, key ? &deps : NULL};
   double since = debug_time(NULL, 0);
   weft_status st = pipeline_front_end(llvm, path, source, options, &run, &fr);
   if (st) {
     *err = fr.log ? fr.log : strdup("weft: the front end failed");
     LLVMContextDispose(llvm);
-    return free(key), st;
+    return free(key), free(deps), st;
   }
   p->log = fr.log ? fr.log : strdup("");
   since = debug_time("front end", since);
@@ -225,11 +229,50 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
   LLVMDisposeModule(fr.module);
   if (!st) st = link_kernels(t->jit, p, p->kernels, 0, -1, err);
   if (!st) debug_time("back end", since);
-  if (!st) cache_store(key, p, id, &keep);
+  if (!st) cache_store(key, p, id, &keep, deps, &began);
   jit_objects_free(&keep);
-  free(key);
+  free(deps);
   LLVMContextDispose(llvm);
-  if (st) pipeline_code_free(p);
+  if (st) pipeline_code_free(p), free(key);
+  else p->cache_key = key;
+  return st;
+}
+
+/* Kernel index's variant for work-groups that are not x-aligned from p's entry in the disk
+ * cache: its functions and the global variables it refers to named for this build, its objects
+ * to the JIT. The objects go either way: on failure it is built anew. */
+static weft_status unaligned_from_cache(const pipeline_target *t, program_code *p, unsigned index,
+                                        char **err) {
+  cached_variant *v = &p->cached[index];
+  unsigned id = (*t->builds)++;
+  cache_renaming r[2] = {{v->globals, p->globals_build}, {v->fns, id}};
+  lowered_kernel names = {.info.name = p->kernels[index].info.name};
+  void *run = NULL;
+  weft_status st = cache_rename(&v->o, 2, r) ? WEFT_ERROR_JIT
+                   : kernel_name_functions(&names, id)
+                       ? WEFT_ERROR_OUT_OF_MEMORY
+                       : jit_add_objects(t->jit, &v->o, &p->code_unaligned[index], err);
+  if (!st) st = jit_lookup(t->jit, names.run_name, &run, err);
+  if (!st) p->kernels[index].info.run_unaligned = (weft_warp_fn)run;
+  free(names.run_name), free(names.setargs_name);
+  jit_objects_free(&v->o);
+  return st;
+}
+
+/* Kernel index's variant built from p's bitcode, and kept in p's entry in the disk cache. */
+static weft_status unaligned_built(const pipeline_target *t, program_code *p, unsigned index,
+                                   char **err) {
+  lowered_kernel *out = calloc(p->nkernels, sizeof *out);
+  jit_objects keep = {0};
+  unsigned id = *t->builds;
+  weft_status st = out ? build_variant(t, p, NULL, (int)index, out, &p->code_unaligned[index],
+                                       p->cache_key ? &keep : NULL, err)
+                       : WEFT_ERROR_OUT_OF_MEMORY;
+  if (!st) st = link_kernels(t->jit, p, out, 1, (int)index, err);
+  if (!st) cache_store_variant(p, index, id, &keep);
+  jit_objects_free(&keep);
+  for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
+  free(out);
   return st;
 }
 
@@ -237,15 +280,18 @@ weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, 
                                      char **err) {
   double since = debug_time(NULL, 0);
   if (!p->code_unaligned) p->code_unaligned = calloc(p->nkernels, sizeof *p->code_unaligned);
-  lowered_kernel *out = calloc(p->nkernels, sizeof *out);
-  weft_status st = out && p->code_unaligned ? build_variant(t, p, NULL, (int)index, out,
-                                                            &p->code_unaligned[index], NULL, err)
-                                            : WEFT_ERROR_OUT_OF_MEMORY;
-  if (!st) st = link_kernels(t->jit, p, out, 1, (int)index, err);
-  if (st && p->code_unaligned) /* a later launch tries again */
+  if (!p->code_unaligned) return WEFT_ERROR_OUT_OF_MEMORY;
+  if (p->cached && p->cached[index].o.n) {
+    weft_status st = unaligned_from_cache(t, p, index, err);
+    if (!st) return debug_time("variant for work-groups not x-aligned from cache", since), st;
+    debug_cache("could not use its variant for work-groups not x-aligned:",
+                *err ? *err : "out of memory"); /* built anew */
+    free(*err), *err = NULL;
     jit_remove(p->code_unaligned[index]), p->code_unaligned[index] = NULL;
-  for (unsigned i = 0; out && i < p->nkernels; i++) kernel_info_free(&out[i]);
-  free(out);
+  }
+  weft_status st = unaligned_built(t, p, index, err);
+  if (st) /* a later launch tries again */
+    jit_remove(p->code_unaligned[index]), p->code_unaligned[index] = NULL;
   debug_time("back end for work-groups not x-aligned", since);
   return st;
 }
@@ -254,6 +300,9 @@ void pipeline_code_free(program_code *p) {
   for (unsigned i = 0; p->code_unaligned && i < p->nkernels; i++)
     jit_remove(p->code_unaligned[i]); /* they refer to the first build's global variables */
   free(p->code_unaligned);
+  for (unsigned i = 0; p->cached && i < p->nkernels; i++) jit_objects_free(&p->cached[i].o);
+  free(p->cached);
+  free(p->cache_key);
   jit_remove(p->code);
   if (p->front_end) LLVMDisposeMemoryBuffer(p->front_end);
   for (unsigned i = 0; p->kernels && i < p->nkernels; i++) kernel_info_free(&p->kernels[i]);

@@ -339,7 +339,8 @@ static void check_tab(weft_context *ctx, const char *src, int base, size_t lx) {
 /* Two programs of a context may each define a program-scope __constant of one name (the JIT's
  * symbols are the context's): a build names its globals after its number. Also from the disk
  * cache, where the entry's build had another number, and for the variant for work-groups that
- * are not x-aligned (G = 4; groups of 3 x 2), built from the entry's bitcode. */
+ * are not x-aligned (G = 4; groups of 3 x 2), built from the entry's bitcode, then (context c)
+ * taken from the entry, its functions and the globals it refers to renamed for c's builds. */
 static void programs_may_share_global_names(void **state) {
   (void)state;
   char dir[] = "/tmp/weft_test_cache.XXXXXX";
@@ -363,7 +364,11 @@ static void programs_may_share_global_names(void **state) {
   check_tab(b, ones, 1, 4);  /* from the entry: build 1 */
   check_tab(b, ones, 1, 3);
   check_tab(b, tens, 10, 3);
-  weft_context_release(a), weft_context_release(b);
+  weft_context *c;
+  assert_int_equal(weft_context_create(&opts, &c), WEFT_SUCCESS);
+  check_tab(c, tens, 10, 3);
+  check_tab(c, ones, 1, 3);
+  weft_context_release(a), weft_context_release(b), weft_context_release(c);
   disk_cache_off(dir);
 }
 
