@@ -348,8 +348,7 @@ static void put_objects(out_buf *b, const jit_objects *o) {
   for (unsigned k = 0; k < o->n; k++) put_bytes(b, o->bytes[k], o->size[k]);
 }
 
-/* After the key and the files read: the program, then the variants for work-groups that are
- * not x-aligned that it holds (variants[k].o.n 0: none for kernel k). */
+/* After the key and the files read: the program. */
 static void put_program(out_buf *b, const program_code *p, unsigned build, const jit_objects *o) {
   put_str(b, p->log);
   put_bytes(b, LLVMGetBufferStart(p->front_end), LLVMGetBufferSize(p->front_end));
@@ -358,6 +357,8 @@ static void put_program(out_buf *b, const program_code *p, unsigned build, const
   put_objects(b, o);
 }
 
+/* Last: the variants for work-groups that are not x-aligned that the entry holds, each with its
+ * kernel's index (variants[k].o.n 0: none for kernel k). */
 static void put_variants(out_buf *b, const cached_variant *variants, unsigned nkernels) {
   uint64_t count = 0;
   for (unsigned k = 0; variants && k < nkernels; k++) count += variants[k].o.n > 0;

@@ -535,7 +535,8 @@ weft_status pipeline_build(const pipeline_target *t, const char *path, const cha
                            const char *text, const char *options, program_code *p, char **err);
 /* Builds p's kernel `index` again for work-groups that are not x-aligned, into
  * p->code_unaligned[index]: the other kernels of a program do not wait for code they may never
- * need (a program of 78 kernels took 35 s at W 64 for the one launch that needed it). */
+ * need (a program of 78 kernels took 35 s at W 64 for the one launch that needed it). Takes it
+ * from p's entry in the disk cache when that held it (p->cached), else adds it there. */
 weft_status pipeline_build_unaligned(const pipeline_target *t, program_code *p, unsigned index,
                                      char **err);
 void pipeline_code_free(program_code *p);

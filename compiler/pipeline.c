@@ -8,7 +8,8 @@
  * each kernel its description, its analysis and its lowering, then the optimisation and code
  * generation of the unit's module. The variant of a program's kernels for work-groups that are
  * not x-aligned (rt_x_aligned) runs the back end again for one kernel, from the front end's
- * bitcode, when a launch of that kernel first needs it (pipeline_build_unaligned). */
+ * bitcode, when a launch of that kernel first needs it (pipeline_build_unaligned), and goes to
+ * the program's disk cache entry, where a later process finds it. */
 #include <llvm-c/BitWriter.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -987,6 +987,18 @@ test_cache_include() {
   [ ! -e "$dir/gone" ] || fail "a kernel ran without its header"
 }
 
+# a file that changed after the build began may have been read before the change: the build is
+# not stored (a header dated an hour ahead stands for one written while clang ran)
+test_cache_include_changed_while_built() {
+  printf '#define V 1\n' >"$dir/v.h"
+  touch -d '+1 hour' "$dir/v.h"
+  printf '#include "v.h"\n__kernel void k(__global int *o) { o[0] = V; }\n' >"$dir/k.cl"
+  cached "$dir/k.cl" -g 1 -l 1 --arg i32[1]=zero
+  expect_status 0
+  expect_line "weft: cache: not stored, cannot record a file it read: .*v.h"
+  [ "$(entries)" = 0 ] || fail "an entry was written"
+}
+
 # a program that asks whether a file exists is not cached: the answer depends on a file that it
 # may not have read
 test_cache_has_include() {
