@@ -42,58 +42,26 @@ static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
       p);
 }
 
-/* The counters in ctx that L->counted accumulates, in its order: one after the other. */
+/* The counters in ctx that L->counted accumulates, in its order. */
 static const size_t counter_field[4] = {
     offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
     offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
-_Static_assert(offsetof(weft_warp_ctx, instr_execs) == offsetof(weft_warp_ctx, block_execs) + 8 &&
-                   offsetof(weft_warp_ctx, lane_instrs) ==
-                       offsetof(weft_warp_ctx, block_execs) + 16 &&
-                   offsetof(weft_warp_ctx, groups_run) == offsetof(weft_warp_ctx, block_execs) + 24,
-               "__weft_count_* adds to four counters in a row");
 
 /* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
  * theirs to ctx once, when the call ends, not four stores per warp. */
 LLVMValueRef lw_mask_here(lower *L) { return LLVMBuildLoad2(L->b, i64t(L), L->mask_var, ""); }
 
-/* The module's __weft_count_gG_N(dst, mask, count): adds to dst[0..3], in counter_field's order,
- * what `count` (blocks << COUNT_BLOCK_SHIFT | instructions) counted for the lanes `mask` of N
- * groups of G. Out of line: it runs only when a launch counts (the stats), and inlined at every
- * exit it was a tenth of a kernel's code (bench/k50.cl), which LLVM compiled each time. */
-static LLVMValueRef count_fn(lower *L) {
-  char name[48];
-  snprintf(name, sizeof name, "__weft_count_g%u_%u", L->G, L->ngroups);
-  LLVMValueRef f = LLVMGetNamedFunction(L->m, name);
-  if (f) return f;
-  LLVMTypeRef i64 = i64t(L), ptr = LLVMPointerTypeInContext(L->c, 0);
-  f = LLVMAddFunction(
-      L->m, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(L->c), (LLVMTypeRef[]){ptr, i64, i64}, 3, 0));
-  LLVMSetLinkage(f, LLVMInternalLinkage);
-  unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(L->c, noinline, 0));
-  LLVMBuilderRef caller = L->b;
-  L->b = LLVMCreateBuilderInContext(L->c);
-  LLVMPositionBuilderAtEnd(L->b, LLVMAppendBasicBlockInContext(L->c, f, ""));
-  LLVMValueRef mask = LLVMGetParam(f, 1), count = LLVMGetParam(f, 2);
-  LLVMValueRef lanes = lw_intrinsic(L, "llvm.ctpop", &i64, 1, &mask, 1),
-               groups = lw_const_i64(L, 0);
+/* Lanes and lane groups of the running split: what each block it ran counts for. */
+static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
+  LLVMTypeRef i64 = i64t(L);
+  LLVMValueRef mask = lw_mask_here(L);
+  *lanes = lw_intrinsic(L, "llvm.ctpop", &i64, 1, &mask, 1);
+  *groups = lw_const_i64(L, 0);
   for (unsigned g = 0; g < L->ngroups; g++) {
     LLVMValueRef nz = LLVMBuildICmp(L->b, LLVMIntNE, lw_group_bits(L, mask, g),
                                     LLVMConstInt(LLVMIntTypeInContext(L->c, L->G), 0, 0), "");
-    groups = LLVMBuildAdd(L->b, groups, LLVMBuildZExt(L->b, nz, i64, ""), "");
+    *groups = LLVMBuildAdd(L->b, *groups, LLVMBuildZExt(L->b, nz, i64, ""), "");
   }
-  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
-  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
-                                     "");
-  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, lanes, ""),
-                       LLVMBuildMul(L->b, blocks, groups, "")};
-  for (int i = 0; i < 4; i++) add_to(L, lw_field_at(L, LLVMGetParam(f, 0), 8 * (size_t)i), v[i]);
-  LLVMBuildRetVoid(L->b);
-  LLVMDisposeBuilder(L->b);
-  L->b = caller;
-  return f;
 }
 
 LLVMValueRef lw_counting(lower *L) { return L->counting; }
@@ -111,28 +79,36 @@ void lw_counting_end(lower *L, LLVMBasicBlockRef done) {
   LLVMPositionBuilderAtEnd(L->b, done);
 }
 
-/* Adds what the blocks counted since the running split's lanes last changed to the four
- * counters at dst, when the launch counts; the count starts again from 0 either way. */
-static void count_into(lower *L, LLVMValueRef dst) {
+/* Adds what the blocks counted since the running split's lanes last changed to dst[], in
+ * counter_field's order, when the launch counts; the count starts again from 0 either way. */
+static void count_into(lower *L, LLVMValueRef dst[4]) {
   LLVMBasicBlockRef done = lw_counting_begin(L);
-  LLVMValueRef f = count_fn(L);
-  LLVMValueRef args[3] = {dst, lw_mask_here(L),
-                          LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "")};
-  LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 3, "");
+  LLVMValueRef lanes, groups;
+  count_active(L, &lanes, &groups);
+  LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
+  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
+                                     "");
+  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, lanes, ""),
+                       LLVMBuildMul(L->b, blocks, groups, "")};
+  for (int i = 0; i < 4; i++) add_to(L, dst[i], v[i]);
   lw_counting_end(L, done);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
 }
 
 void lw_count_warp(lower *L) { count_into(L, L->counted); }
 
-void lw_count_to_ctx(lower *L) { count_into(L, lw_ctx_field(L, counter_field[0])); }
+void lw_count_to_ctx(lower *L) {
+  LLVMValueRef dst[4];
+  for (int i = 0; i < 4; i++) dst[i] = lw_ctx_field(L, counter_field[i]);
+  count_into(L, dst);
+}
 
 void lw_flush_counts(lower *L) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
   lw_count_warp(L);
   for (int i = 0; i < 4; i++)
-    add_to(L, lw_ctx_field(L, counter_field[i]),
-           LLVMBuildLoad2(L->b, i64, lw_field_at(L, L->counted, 8 * (size_t)i), ""));
+    add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
 }
 
 LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
