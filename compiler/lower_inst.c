@@ -387,7 +387,8 @@ static LLVMValueRef or_sink(lower *L, LLVMValueRef ps, LLVMValueRef m) {
  * here lane by lane instead, each lane's k elements as one integer, without a branch: an
  * inactive lane's go to, or come from, the scatter sink. */
 static int narrow_packed(lower *L, LLVMTypeRef t, enum access_mode mode) {
-  return mode == PACKED_MASKED && L->scatter_sink && LLVMABISizeOfType(L->td, lw_elem_type(t)) < 4;
+  unsigned long long bits = LLVMSizeOfTypeInBits(L->td, lw_elem_type(t));
+  return mode == PACKED_MASKED && L->scatter_sink && (bits == 8 || bits == 16); /* not i1 */
 }
 
 /* Lane group L->lane_group's lanes' addresses of a packed access whose lane 0 is at p0. */
