@@ -25,6 +25,6 @@ __kernel void math_libm(__global const float *a, __global float *o, __global int
     o[7 * i + 6] = (float)(lgamma_r((double)x * 1.5, &dsign) + tgamma((double)y * 0.1 + 0.25));
   else
     o[7 * i + 6] = (float)lgamma((double)y), dsign = 0;
-  q[4 * i + 1] = sign ^ (dsign << 4);
+  q[4 * i + 1] = sign ^ (int)((uint)dsign << 4);
   q[4 * i + 2] = q2.x ^ (int)((uint)q2.y << 8);
 }

@@ -1211,7 +1211,7 @@ void oracle_math_libm(kio *io) {
       o[7 * i + 6] = (float)(lgamma_r((double)x * 1.5, &dsign) + tgamma((double)y * 0.1 + 0.25));
     else o[7 * i + 6] = (float)lgamma((double)y);
     q[4 * i] = quo;
-    q[4 * i + 1] = sign ^ (dsign << 4);
+    q[4 * i + 1] = sign ^ (int32_t)((uint32_t)dsign << 4);
     q[4 * i + 2] = qx ^ (int32_t)((uint32_t)qy << 8);
   }
 }
