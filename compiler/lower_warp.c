@@ -60,9 +60,10 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
   L->end_from = LLVMBuildAlloca(L->b, i32, "end_from");
   L->mask_var = LLVMBuildAlloca(L->b, i64, "mask");
   L->guard_var = LLVMBuildAlloca(L->b, i32, "guard");
-  /* an inactive lane's element, or its 2 to 32 bytes of 8- and 16-bit elements (lower_inst.c) */
-  LLVMTypeRef sink = LLVMArrayType(i64, 4);
-  L->scatter_sink = L->avx512 ? NULL : LLVMBuildAlloca(L->b, sink, "scatter_sink");
+  /* an inactive lane's element, or its 2 to 32 bytes of 8- and 16-bit elements (lower_inst.c),
+   * aligned as a short16 is */
+  L->scatter_sink = L->avx512 ? NULL : LLVMBuildAlloca(L->b, LLVMArrayType(i64, 4), "scatter_sink");
+  if (L->scatter_sink) LLVMSetAlignment(L->scatter_sink, 32);
   for (int i = 0; i < 4; i++) L->counted[i] = LLVMBuildAlloca(L->b, i64, "counted");
   for (int i = 0; i < 4; i++) LLVMBuildStore(L->b, lw_const_i64(L, 0), L->counted[i]);
   L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);

@@ -1220,7 +1220,7 @@ void oracle_narrow_vectors(kio *io) {
   const uint8_t *a = IN(uint8_t, 0);
   uint8_t *c3 = OUT(uint8_t, 1), *c16 = OUT(uint8_t, 3);
   uint16_t *s3 = OUT(uint16_t, 2), *s1 = OUT(uint16_t, 5);
-  int16_t *s2 = OUT(int16_t, 4);
+  int16_t *s2 = OUT(int16_t, 4), *s8 = OUT(int16_t, 6);
   for (size_t i = 0; i < N(io); i++) {
     uint8_t x = a[i];
     if (x & 1)
@@ -1235,6 +1235,11 @@ void oracle_narrow_vectors(kio *io) {
       s2[2 * i] = s2[2 * i + 1], s2[2 * i + 1] = t;
       s1[i] = (uint16_t)(s1[i] + x);
     }
+    if (x & 4)
+      for (int k = 0; k < 4; k++) {
+        int16_t t = s8[8 * i + k];
+        s8[8 * i + k] = s8[8 * i + 7 - k], s8[8 * i + 7 - k] = t;
+      }
   }
 }
 
