@@ -153,7 +153,11 @@ static int asks_for_files(const char *s, size_t n) {
   return says(s, n, "__has_include") || says(s, n, "__has_embed");
 }
 
+static int cache_dir(char *dir);
+
 char *cache_key(const pipeline_target *t, const char *path, const char *text, const char *opts) {
+  char dir[PATH_MAX];
+  if (cache_dir(dir)) return NULL;
   opts = opts ? opts : "";
   /* -Wp, hands options to the preprocessor that could change what clang says it read */
   if (!text || !*weft_code_id() || asks_for_files(text, strlen(text)) ||

@@ -544,7 +544,8 @@ void pipeline_code_free(program_code *p);
 /* --- cache.c: compiled programs on disk (WEFT_CACHE_DIR; WEFT_CACHE=0 is off) --- */
 #include <time.h>
 /* What a build depends on besides the files clang reads, malloc'd; NULL when it is not to be
- * cached. */
+ * cached, or there is no cache to use (WEFT_CACHE=0, no folder): then the build asks clang for
+ * no list of files read, and keeps no copy of its objects. */
 char *cache_key(const pipeline_target *t, const char *path, const char *text, const char *opts);
 /* The entry of key into *p (all but its code and function pointers; p->cached holds the
  * variants it kept) and *o (its objects, whose functions build *build named): 0; -1, with
