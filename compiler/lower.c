@@ -219,6 +219,7 @@ void lw_arrive(lower *L, int from, int to) {
     LLVMPositionBuilderAtEnd(L->b, step);
     lw_step_arrival_at(L, from, to, runtime);
     LLVMPositionBuilderAtEnd(L->b, runtime);
+    lw_region_close(L, to);
   } else if (to < L->cfg->nblocks) { /* once per warp: no step in the code */
     LLVMBasicBlockRef runtime = LLVMAppendBasicBlockInContext(L->c, L->fn, "");
     lw_store_event(L, from, 1, to, L->mask);

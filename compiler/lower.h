@@ -110,6 +110,9 @@ typedef struct lower {
   LLVMBasicBlockRef save_all;  /* what the three above share: the saving (lower_step.c) */
   unsigned char *region_masked; /* per PC: the WEFT_REGIONS_* its divergent branch runs masked
                                  * under (lower_region.c), 0 for none */
+  unsigned char *may_open; /* per PC: mp's code may open a reconvergence entry there
+                            * (lower_region.c, kernel.h region_open) */
+  LLVMBasicBlockRef *closing; /* per PC: where the part's code resolves that entry */
   /* While a masked side is emitted: what the splits around it would hold in mp's tables
    * (lower_region.c, count_tables). */
   int chain_splits;
@@ -227,6 +230,10 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime);
  * its IPDOM and the policy's step would let the other lanes go on alone (a loop's exit), they
  * do, without the step; else the builder stays where it was. */
 void lw_region_leave(lower *L, int b, edge *e);
+/* The running split arrives at `to`, where it would go back to the scheduler:
+ * when the code opened mp's entry at `to` in this call, it closes it and goes on at `to` with
+ * the entry's lanes; else the builder stays where it was. */
+void lw_region_close(lower *L, int to);
 
 /* lower.c: the running split arrives at `to` from block `from`, at or past its guard: the
  * policy's step in the code, or back to the scheduler. */

@@ -113,12 +113,14 @@ static int scan_path(region_scan *s, int x, int until, int depth, int copies) {
 void lw_region_setup(lower *L) {
   int n = L->cfg->nblocks;
   L->region_masked = ARENA_NEW(L->arena, unsigned char, (size_t)n);
+  L->may_open = ARENA_NEW(L->arena, unsigned char, (size_t)n);
   for (int b = 0; b < n; b++) {
     const cfg_block *cb = &L->cfg->blocks[b];
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
     if (!cfg_is_branch(cb) || !LLVMIsABranchInst(term) || cb->ipdom >= n ||
         divergence_of(L->dv, LLVMGetCondition(term)).shape == UNIFORM)
       continue;
+    if (cb->succs[0] == cb->ipdom || cb->succs[1] == cb->ipdom) L->may_open[cb->ipdom] = 1;
     region_scan s = {L, REGION_MAX_INSTRS, -1, 1};
     if (!scan_path(&s, b, cb->ipdom, 0, 1)) continue;
     if (cb->ipdom <= s.last) s.ordered = 0;
@@ -133,16 +135,41 @@ static void store_max(lower *L, size_t field, LLVMValueRef v) {
                  LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntUGT, v, old, ""), v, old, ""), p);
 }
 
+static LLVMValueRef ctx_u32(lower *L, size_t field) {
+  return LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), lw_ctx_field(L, field), "");
+}
+
+/* i32: the entries the code opened and keeps (ctx->region_opens). */
+static LLVMValueRef opens(lower *L) { return ctx_u32(L, offsetof(weft_warp_ctx, region_opens)); }
+
+/* A field of ctx->region_open[i]. */
+static LLVMValueRef open_field(lower *L, LLVMValueRef i, size_t field) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(L->c);
+  LLVMValueRef at = LLVMBuildAdd(
+      L->b, lw_const_i64(L, offsetof(weft_warp_ctx, region_open) + field),
+      LLVMBuildMul(L->b, LLVMBuildZExt(L->b, i, LLVMInt64TypeInContext(L->c), ""),
+                   lw_const_i64(L, sizeof(struct weft_region_open)), ""),
+      "");
+  return LLVMBuildGEP2(L->b, i8, L->ctx, &at, 1, "");
+}
+
+/* The innermost open entry's field (there is one). */
+static LLVMValueRef top_field(lower *L, size_t field) {
+  return open_field(L, LLVMBuildSub(L->b, opens(L), lw_const_i32(L, 1), ""), field);
+}
+
 /* mp's tables, had its steps run the divergence (WEFT_REGIONS_LOWEST_PC; policy_mp.c): the
  * split that branched leaves the split table for its n sides, which run one after the other, as
  * those of the divergences around it (a side that runs left its own; the others wait), and a
- * branch whose R is not the split's point adds a reconvergence entry. */
+ * branch whose R is not the split's point adds a reconvergence entry, as does an entry that the
+ * code opened and keeps (ctx->region_open). */
 static void count_tables(lower *L, int n, LLVMValueRef entry) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMValueRef entries = LLVMBuildAdd(L->b, LLVMBuildZExt(L->b, entry, i32, ""), opens(L), "");
   store_max(L, offsetof(weft_warp_ctx, region_splits),
             lw_const_i32(L, (uint64_t)(L->chain_splits + n)));
   store_max(L, offsetof(weft_warp_ctx, region_entries),
-            LLVMBuildAdd(L->b, L->chain_entries, LLVMBuildZExt(L->b, entry, i32, ""), ""));
+            LLVMBuildAdd(L->b, L->chain_entries, entries, ""));
 }
 
 /* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1).
@@ -480,8 +507,8 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
   lw_arrive(L, b, r);
 }
 
-/* A loop's exit at b whose lanes that stay go on at `to` while the others go to b's IPDOM R;
- * the policy's step would narrow the running split and go on at `to`:
+/* A loop's exit (or an early return) at b whose lanes that stay go on at `to` while the others
+ * go to b's IPDOM R; the policy's step would narrow the running split and go on at `to`:
  *   - `stack`, when the split's point is R (guard == R): the top entry's lanes that go to R
  *     join the entry below, which waits there, and the top entry becomes one for the others
  *     (policy_stack.c's diverge when R is the top's RPC): weft_stack_leave;
@@ -493,16 +520,29 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
  *     go there (the policy resumes them from the frame), counts the divergence, narrows
  *     ctx->mask (the split's lanes, for the events it returns) and hands the scheduler the
  *     lanes that arrived (ctx->region_left), which tells the policy when the split returns;
+ *   - `mp` so, when R is below the split's point (a loop's first exit, an early return):
+ *     diverge() would make an entry at R for the split's lanes, whose split the others become,
+ *     with R as its point; the code opens it (ctx->region_open, made by the policy when the
+ *     split returns, kernel.h), leaves as above, with the lanes that arrive at R the entry's,
+ *     and goes on with R as its guard. When the others arrive at R in the same call, the
+ *     entry resolves there (lw_region_close);
  *   - `pc`, when `to` is below R and below every other lane (to < guard): the lanes that go
  *     to R wait there, the others run on, up to a guard no higher than R: weft_pc_leave.
  * Each goes on in the code: no step, no return. */
-typedef enum leave_kind { LEAVE_STACK, LEAVE_MP, LEAVE_PC, LEAVE_KINDS } leave_kind;
+typedef enum leave_kind { LEAVE_STACK, LEAVE_MP, LEAVE_MP_OPEN, LEAVE_PC, LEAVE_KINDS } leave_kind;
 
 /* i1: the policy's leave applies (see above). */
 static LLVMValueRef leave_applies(lower *L, const split_view *v, leave_kind k, int r, int to) {
   if (k == LEAVE_PC)
     return LLVMBuildAnd(L->b, has_bit(L, v->regions, WEFT_REGIONS_PC_ORDER),
                         compare_pc(L, LLVMIntUGT, v->guard, to), "");
+  if (k == LEAVE_MP_OPEN)
+    return LLVMBuildAnd(L->b,
+                        LLVMBuildAnd(L->b, has_bit(L, v->regions, WEFT_REGIONS_LOWEST_PC),
+                                     compare_pc(L, LLVMIntUGT, v->guard, r), ""),
+                        LLVMBuildAnd(L->b, compare_pc(L, LLVMIntUGT, v->ahead, to),
+                                     compare_pc(L, LLVMIntULT, opens(L), WEFT_REGION_OPENS), ""),
+                        "");
   LLVMValueRef ok = LLVMBuildAnd(
       L->b, has_bit(L, v->regions, k == LEAVE_STACK ? WEFT_REGIONS_STACK : WEFT_REGIONS_LOWEST_PC),
       compare_pc(L, LLVMIntEQ, v->guard, r), "");
@@ -518,9 +558,28 @@ static void leave_mp(lower *L, int r, LLVMValueRef left, LLVMValueRef stay) {
                  lw_ctx_field(L, offsetof(weft_warp_ctx, region_diverged)));
   lw_frame_save_of(L, &r, 1, left); /* as the split's return would */
   LLVMBuildStore(L->b, stay, lw_ctx_field(L, offsetof(weft_warp_ctx, mask)));
-  LLVMValueRef p = lw_ctx_field(L, offsetof(weft_warp_ctx, region_left));
+  LLVMValueRef any = LLVMBuildICmp(L->b, LLVMIntNE, opens(L), lw_const_i32(L, 0), "");
+  LLVMValueRef p = LLVMBuildSelect(L->b, any, top_field(L, offsetof(struct weft_region_open, left)),
+                                   lw_ctx_field(L, offsetof(weft_warp_ctx, region_left)), "");
   LLVMBuildStore(L->b, LLVMBuildOr(L->b, LLVMBuildLoad2(L->b, LLVMTypeOf(left), p, ""), left, ""),
                  p);
+}
+
+/* mp's first leave for R below the split's point (see above): the entry opens. */
+static void open_mp(lower *L, const split_view *v, int r, LLVMValueRef left, LLVMValueRef stay) {
+  LLVMValueRef n = opens(L);
+  LLVMBuildStore(L->b, L->mask, open_field(L, n, offsetof(struct weft_region_open, mask)));
+  LLVMBuildStore(L->b, lw_const_i64(L, 0),
+                 open_field(L, n, offsetof(struct weft_region_open, left)));
+  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)r),
+                 open_field(L, n, offsetof(struct weft_region_open, pc)));
+  LLVMBuildStore(L->b, v->guard, open_field(L, n, offsetof(struct weft_region_open, rpc)));
+  LLVMBuildStore(L->b, LLVMBuildAdd(L->b, n, lw_const_i32(L, 1), ""),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, region_opens)));
+  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)r), L->guard_var);
+  LLVMBuildStore(L->b, lw_const_i32(L, (uint64_t)r), /* for another part's code */
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, guard)));
+  leave_mp(L, r, left, stay);
 }
 
 void lw_region_leave(lower *L, int b, edge *e) {
@@ -532,11 +591,14 @@ void lw_region_leave(lower *L, int b, edge *e) {
   split_view v = view_split(L);
   for (leave_kind k = 0; k < LEAVE_KINDS; k++) {
     if (k == LEAVE_PC && to > r) continue; /* pc runs the lower PC first: the lanes leaving */
+    if (k == LEAVE_MP_OPEN && to > r) continue; /* the split at R would run first */
     LLVMBasicBlockRef leave = new_block(L, "leave"), next = new_block(L, "");
     LLVMBuildCondBr(L->b, leave_applies(L, &v, k, r, to), leave, next);
     LLVMPositionBuilderAtEnd(L->b, leave);
     if (k == LEAVE_MP) {
       leave_mp(L, r, e[1 - stay].mask, e[stay].mask);
+    } else if (k == LEAVE_MP_OPEN) {
+      open_mp(L, &v, r, e[1 - stay].mask, e[stay].mask);
     } else {
       lw_store_event(L, b, 1, to, e[stay].mask);
       LLVMValueRef f = k == LEAVE_STACK ? L->stack_leave : L->pc_leave;
@@ -557,4 +619,68 @@ void lw_region_leave(lower *L, int b, edge *e) {
   lw_stop_check(L, b, to, to <= b); /* as the step's split would start there, guard or not */
   LLVMBuildBr(L->b, L->bbs[to]);
   LLVMPositionBuilderAtEnd(L->b, step);
+}
+
+/* The entry at `to` resolves (see lw_region_close): one block per part and PC, which every
+ * arrival there shares. */
+static LLVMBasicBlockRef closing(lower *L, int to) {
+  if (L->closing[to]) return L->closing[to];
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(L->b);
+  LLVMBasicBlockRef close = L->closing[to] = new_block(L, "close");
+  LLVMPositionBuilderAtEnd(L->b, close);
+  LLVMBasicBlockRef done = lw_counting_begin(L);
+  size_t field[2] = {offsetof(weft_warp_ctx, region_reconvergences),
+                     offsetof(weft_warp_ctx, region_policy_calls)};
+  for (int i = 0; i < 2; i++) {
+    LLVMValueRef p = lw_ctx_field(L, field[i]);
+    LLVMBuildStore(L->b,
+                   LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), lw_const_i64(L, 1), ""), p);
+  }
+  lw_counting_end(L, done);
+  LLVMValueRef lanes = LLVMBuildLoad2(L->b, i64,
+                                      top_field(L, offsetof(struct weft_region_open, mask)), "");
+  LLVMValueRef rpc = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c),
+                                    top_field(L, offsetof(struct weft_region_open, rpc)), "");
+  LLVMBuildStore(L->b, rpc, L->guard_var);
+  LLVMBuildStore(L->b, rpc, lw_ctx_field(L, offsetof(weft_warp_ctx, guard)));
+  LLVMBuildStore(L->b, LLVMBuildSub(L->b, opens(L), lw_const_i32(L, 1), ""),
+                 lw_ctx_field(L, offsetof(weft_warp_ctx, region_opens)));
+  LLVMBuildStore(L->b, lanes, lw_ctx_field(L, offsetof(weft_warp_ctx, mask)));
+  LLVMValueRef was = L->mask;
+  set_mask(L, lanes);
+  L->mask = was;
+  lw_stop_check(L, to, to, 0); /* as where a split starts */
+  LLVMBuildBr(L->b, L->bbs[to]);
+  LLVMPositionBuilderAtEnd(L->b, here);
+  return close;
+}
+
+/* The arrival of the split that the code's innermost entry, at `to`, made in the same call (see
+ * lw_region_leave): the entry resolves as the policy's arrive() resolves it, a reconvergence, and
+ * its lanes go on at `to` as the split of the entry's own point and guard, when lowest-pc picks
+ * them (every other split waits past `to`) and all of them started the call (their values are
+ * in registers: the blends kept those of the lanes that left). */
+void lw_region_close(lower *L, int to) {
+  if (to >= L->cfg->nblocks || !L->may_open[to] || L->cfg->blocks[to].part != L->part) return;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
+  LLVMBasicBlockRef keep = new_block(L, "");
+  LLVMValueRef n = opens(L), any = LLVMBuildICmp(L->b, LLVMIntNE, n, lw_const_i32(L, 0), "");
+  LLVMValueRef top = LLVMBuildSelect(L->b, any, LLVMBuildSub(L->b, n, lw_const_i32(L, 1), ""),
+                                     lw_const_i32(L, 0), ""); /* a slot to read, open or not */
+  LLVMValueRef pc = LLVMBuildLoad2(L->b, i32,
+                                   open_field(L, top, offsetof(struct weft_region_open, pc)), "");
+  LLVMValueRef lanes = LLVMBuildLoad2(
+      L->b, i64, open_field(L, top, offsetof(struct weft_region_open, mask)), "");
+  LLVMValueRef others = LLVMBuildAnd(L->b, lanes, LLVMBuildNot(L->b, L->call_lanes, ""), "");
+  LLVMValueRef ok = LLVMBuildAnd(
+      L->b,
+      LLVMBuildAnd(L->b, has_bit(L, L->regions, WEFT_REGIONS_LOWEST_PC),
+                   compare_pc(L, LLVMIntUGT, L->ahead, to), ""),
+      LLVMBuildAnd(L->b, LLVMBuildAnd(L->b, any, compare_pc(L, LLVMIntEQ, pc, to), ""),
+                   LLVMBuildICmp(L->b, LLVMIntEQ, others, lw_const_i64(L, 0), ""), ""),
+      "");
+  LLVMBuildCondBr(L->b, ok, closing(L, to), keep);
+  LLVMPositionBuilderAtEnd(L->b, keep);
 }

@@ -237,6 +237,7 @@ void lw_step_setup(lower *L) {
 void lw_step_begin_part(lower *L) {
   L->enter = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks);
   L->arrival = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks + 1);
+  L->closing = ARENA_NEW(L->arena, LLVMBasicBlockRef, (size_t)L->cfg->nblocks);
   L->next_leave = L->finished = L->elsewhere = L->leave_all = L->save_all = NULL;
 }
 

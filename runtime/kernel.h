@@ -43,6 +43,9 @@
 #include "weft.h"
 
 #define WEFT_MAX_WARP 64
+/* Reconvergence entries the code of one call may make and keep open (weft_warp_ctx): an early
+ * return around a loop with a break needs two; past them, the branch goes to the scheduler. */
+#define WEFT_REGION_OPENS 4
 /* A warp's frame starts on this, and its values and private variables are placed on it: a
  * long16's or a double16's alignment, the most OpenCL C has (a lane's copy of a private
  * variable is at frame + offset + lane × its size). */
@@ -160,9 +163,21 @@ typedef struct weft_warp_ctx {
    * slot); when counting, region_splits, the most splits the tables would have held at once
    * counting the running split and those it made but not the others (0: nothing diverged), and
    * region_entries, the most reconvergence entries they would have added. */
-  uint32_t region_diverged, region_splits, region_entries, pad3_;
+  uint32_t region_diverged, region_splits, region_entries;
+  /* ... region_open[0..region_opens): the reconvergence entries the code made, innermost last,
+   * where a branch whose lanes went to its IPDOM R and on at a block below R made one at R for
+   * the running split (`mask`, its lanes then), which went on with the others as the split of
+   * that entry, with R as its point (`rpc`: the point it had); `left`: its lanes that arrived at
+   * R since. The code closes an entry itself when the others arrive at R in the same call; the
+   * scheduler has the policy make those left open, in order. */
+  uint32_t region_opens, pad3_;
+  struct weft_region_open {
+    uint64_t mask, left;
+    uint32_t pc, rpc;
+  } region_open[WEFT_REGION_OPENS];
   /* ... and region_left: lanes that left a loop for the running split's own point, where they
-   * wait among its reconvergence entry's arrivals (the code went on with the others). */
+   * wait among its reconvergence entry's arrivals (the code went on with the others), before
+   * the entries above. */
   uint64_t region_left;
   /* Fixed for the warp. */
   const weft_group *group;

@@ -443,9 +443,31 @@ static uint32_t mp_ahead(const void *st) {
   return pc;
 }
 
-/* The code ran branches masked: the tables grew by what ctx says at most and shrank back, the
- * lanes that left a loop (region_left) arrived at the split's entry, and the split that goes on
- * is the one each reconvergence or loop exit put into the first free slot. (Its
+/* The lanes of the running split that arrived at its entry's point (`left`). */
+static void arrived(mp_state *s, mp_split *sp, uint64_t left) {
+  sp->mask &= ~left, s->rt[sp->rix].pending &= ~left;
+}
+
+/* The entries the code made and kept (ctx->region_open), innermost last, as diverge() makes
+ * them: each for the split's lanes then, which wait at its point R, where the split now goes
+ * with the others; 0 when the table cannot grow. */
+static int open_entries(mp_state *s, const weft_warp_ctx *ctx) {
+  for (uint32_t i = 0; i < ctx->region_opens && i < WEFT_REGION_OPENS; i++) {
+    const struct weft_region_open *o = &ctx->region_open[i];
+    uint32_t x = rt_alloc(s);
+    if (x == MP_NONE) return 0;
+    mp_split *sp = &s->st[s->cur];
+    s->rt[x] = (mp_rec){o->mask, o->mask, o->pc, sp->rpc, sp->rix, 0};
+    sp->rpc = o->pc, sp->rix = x;
+    arrived(s, sp, o->left);
+  }
+  return 1;
+}
+
+/* The code ran branches masked: the tables grew by what ctx says at most and shrank back, or
+ * by the entries it made and kept; the lanes that left a loop or a branch for the split's
+ * point (region_left, then each kept entry's) arrived at its entry, and the split that goes
+ * on is the one each reconvergence or loop exit put into the first free slot. (Its
  * insertion number stays: it matters only to parked splits, and there are none without a
  * bound.) */
 static void mp_regions_ran(void *st, const weft_warp_ctx *ctx, policy_counters *c) {
@@ -455,8 +477,11 @@ static void mp_regions_ran(void *st, const weft_warp_ctx *ctx, policy_counters *
     observe_sizes(s, splits, splits, s->rlive + ctx->region_entries, c);
   }
   if (!st || !ctx->region_diverged) return;
-  mp_split *sp = &s->st[s->cur];
-  if (ctx->region_left) sp->mask &= ~ctx->region_left, s->rt[sp->rix].pending &= ~ctx->region_left;
+  if (ctx->region_left) arrived(s, &s->st[s->cur], ctx->region_left);
+  if (!open_entries(s, ctx)) {
+    s->broken = 1; /* reported by the scheduler */
+    return;
+  }
   uint64_t others = s->used & ~(1ull << s->cur);
   uint32_t slot = (uint32_t)__builtin_ctzll(~others);
   if (slot >= s->cur) return;

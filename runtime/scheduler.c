@@ -233,7 +233,7 @@ static void regions_ran(sched_worker *w, const launch_plan *p, unsigned i, void 
   if (!(p->regions & WEFT_REGIONS_LOWEST_PC) || !(c->region_splits || (st && c->region_diverged)))
     return;
   p->policy->regions_ran(st, c, &w->pcount[i]);
-  c->region_splits = c->region_entries = 0, c->region_left = 0;
+  c->region_splits = c->region_entries = c->region_opens = 0, c->region_left = 0;
 }
 
 /* Whether warp i is at a barrier without its policy state: waiting there, or released and not
@@ -309,7 +309,7 @@ static weft_status after_first_call(sched_worker *w, const launch_plan *p, unsig
 static void start_warp(sched_worker *w, unsigned i) {
   weft_warp_ctx *c = warp_ctx(w, i);
   memcpy(c, w->start[i].bytes, WARP_START_BYTES);
-  c->region_diverged = 0;
+  c->region_diverged = c->region_opens = 0;
 }
 
 /* One warp's first call on its own (the untraced warps of a traced work-group). */

@@ -374,10 +374,12 @@ test_back_edge_blends() {
 }
 
 # ---- an early return around a loop takes its policy steps in the code: no round trip under
-# stack or pc, and the same output as the runtime's own steps (--policy-in-runtime) ----
+# stack or pc, nor under mp and mp-orec, whose code makes the reconvergence entries of the
+# return and of the loop's exit itself (compiler/lower_region.c, open_mp), and the same output
+# as the runtime's own steps (--policy-in-runtime) ----
 
 test_early_exit_steps_in_code() {
-  for p in stack pc; do
+  for p in stack pc mp mp-orec; do
     weft run "$SRC/tests/cli/early_exit_loop.cl" -g 1024 -l 64 --arg 'u32[1024]=rand:1' \
       --arg 'u32[1024]=zero' --policy $p --stats --out 1=code.bin
     expect_status 0
@@ -387,6 +389,24 @@ test_early_exit_steps_in_code() {
     expect_status 0
     expect_line '^round trips +[1-9]'
     cmp -s code.bin runtime.bin || fail "$p: the steps in the code gave another output"
+  done
+}
+
+# ---- mp's code makes a reconvergence entry in one part of a warp function and goes on into the
+# next part, which takes the entry's point as its guard (open_across_parts.cl) ----
+
+test_open_across_parts() {
+  set -- -g 256 -l 128 --arg 'u32[64]=rand:1' --arg 'u32[1024]=zero' --arg 'u32[4]=zero' \
+    --arg 'u32[8]=zero'
+  weft cfg "$SRC/tests/cli/open_across_parts.cl"
+  expect_line '^  parts: B0-B4 B5-B12 '
+  for p in mp mp-orec; do
+    weft run "$SRC/tests/cli/open_across_parts.cl" "$@" --policy $p --out 1=code.bin
+    expect_status 0
+    weft run "$SRC/tests/cli/open_across_parts.cl" "$@" --policy $p --policy-in-runtime \
+      --out 1=runtime.bin
+    expect_status 0
+    cmp -s code.bin runtime.bin || fail "$p: the code's steps gave another output"
   done
 }
 
