@@ -93,7 +93,7 @@ typedef struct lower {
   char *error; /* the first unsupported construct, with its line */
   /* the `stack` policy's steps in the code (lower_step.c) */
   LLVMValueRef step[2][2]; /* [stack, pc][diverge, arrive]: the policies' steps, declared */
-  LLVMValueRef stack_leave, pc_leave; /* weft_stack_leave, weft_pc_leave, declared */
+  LLVMValueRef stack_leave, stack_open, pc_leave; /* weft_stack_leave, _open, weft_pc_leave */
   int **siblings, *nsiblings; /* per PC R: targets of the branches whose IPDOM is R */
   unsigned char *reconverges; /* per PC (and the end): the IPDOM of a divergent branch, the only
                                  points a `stack` split arrives at */

@@ -511,7 +511,10 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
  * go to b's IPDOM R; the policy's step would narrow the running split and go on at `to`:
  *   - `stack`, when the split's point is R (guard == R): the top entry's lanes that go to R
  *     join the entry below, which waits there, and the top entry becomes one for the others
- *     (policy_stack.c's diverge when R is the top's RPC): weft_stack_leave;
+ *     (policy_stack.c's diverge when R is the top's RPC): weft_stack_leave; when R is below
+ *     the split's point (an early return around a loop), the top entry waits at R and one for
+ *     the others goes on top (diverge() again): weft_stack_open; a loop's first exit takes the
+ *     general step instead (bench/'s helper ran 1.14x slower with this one in its loop);
  *   - `mp` under lowest-pc, when the split's point is R (guard == R: mp-orec, whose guard may
  *     be below the split's RPC, then says ahead 0) and every other split waits past `to`:
  *     the lanes that go to R arrive at the split's reconvergence entry, whose other lanes are
@@ -529,13 +532,23 @@ void lw_region_run(lower *L, int b, edge *e, LLVMBasicBlockRef runtime) {
  *   - `pc`, when `to` is below R and below every other lane (to < guard): the lanes that go
  *     to R wait there, the others run on, up to a guard no higher than R: weft_pc_leave.
  * Each goes on in the code: no step, no return. */
-typedef enum leave_kind { LEAVE_STACK, LEAVE_MP, LEAVE_MP_OPEN, LEAVE_PC, LEAVE_KINDS } leave_kind;
+typedef enum leave_kind {
+  LEAVE_STACK,
+  LEAVE_STACK_OPEN,
+  LEAVE_MP,
+  LEAVE_MP_OPEN,
+  LEAVE_PC,
+  LEAVE_KINDS
+} leave_kind;
 
 /* i1: the policy's leave applies (see above). */
 static LLVMValueRef leave_applies(lower *L, const split_view *v, leave_kind k, int r, int to) {
   if (k == LEAVE_PC)
     return LLVMBuildAnd(L->b, has_bit(L, v->regions, WEFT_REGIONS_PC_ORDER),
                         compare_pc(L, LLVMIntUGT, v->guard, to), "");
+  if (k == LEAVE_STACK_OPEN)
+    return LLVMBuildAnd(L->b, has_bit(L, v->regions, WEFT_REGIONS_STACK),
+                        compare_pc(L, LLVMIntUGT, v->guard, r), "");
   if (k == LEAVE_MP_OPEN)
     return LLVMBuildAnd(L->b,
                         LLVMBuildAnd(L->b, has_bit(L, v->regions, WEFT_REGIONS_LOWEST_PC),
@@ -591,7 +604,8 @@ void lw_region_leave(lower *L, int b, edge *e) {
   split_view v = view_split(L);
   for (leave_kind k = 0; k < LEAVE_KINDS; k++) {
     if (k == LEAVE_PC && to > r) continue; /* pc runs the lower PC first: the lanes leaving */
-    if (k == LEAVE_MP_OPEN && to > r) continue; /* the split at R would run first */
+    if ((k == LEAVE_MP_OPEN || k == LEAVE_STACK_OPEN) && to > r) continue; /* R runs first */
+    if (k == LEAVE_STACK_OPEN && L->in_loop[b]) continue; /* see below */
     LLVMBasicBlockRef leave = new_block(L, "leave"), next = new_block(L, "");
     LLVMBuildCondBr(L->b, leave_applies(L, &v, k, r, to), leave, next);
     LLVMPositionBuilderAtEnd(L->b, leave);
@@ -601,10 +615,12 @@ void lw_region_leave(lower *L, int b, edge *e) {
       open_mp(L, &v, r, e[1 - stay].mask, e[stay].mask);
     } else {
       lw_store_event(L, b, 1, to, e[stay].mask);
-      LLVMValueRef f = k == LEAVE_STACK ? L->stack_leave : L->pc_leave;
+      LLVMValueRef f = k == LEAVE_STACK ? L->stack_leave
+                       : k == LEAVE_PC  ? L->pc_leave
+                                        : L->stack_open;
       LLVMValueRef args[2] = {L->ctx, lw_const_i32(L, (uint64_t)r)};
       LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, k == LEAVE_STACK ? 1 : 2, "");
-      if (k == LEAVE_PC)
+      if (k != LEAVE_STACK)
         LLVMBuildStore(
             L->b,
             lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, guard), LLVMInt32TypeInContext(L->c)),

@@ -227,6 +227,8 @@ void lw_step_setup(lower *L) {
   for (int p = 0; p < 2; p++)
     for (int i = 0; i < 2; i++) L->step[p][i] = ir_function(L->m, name[p][i], step);
   L->stack_leave = ir_function(L->m, "weft_stack_leave", step);
+  L->stack_open = ir_function(L->m, "weft_stack_open",
+                              LLVMFunctionType(i32t(L), (LLVMTypeRef[]){ptr, i32t(L)}, 2, 0));
   L->pc_leave = ir_function(
       L->m, "weft_pc_leave",
       LLVMFunctionType(LLVMVoidTypeInContext(L->c), (LLVMTypeRef[]){ptr, i32t(L)}, 2, 0));

@@ -16,12 +16,12 @@ extern const unsigned char weft_policy_stack_bitcode[], weft_policy_pc_bitcode[]
 extern const size_t weft_policy_stack_bitcode_size, weft_policy_pc_bitcode_size;
 
 static const struct {
-  const char *name, *step[3]; /* the steps that ask for the policy's code, NULL after */
+  const char *name, *step[4]; /* the steps that ask for the policy's code, NULL after */
   const unsigned char *bitcode;
   const size_t *size;
 } policies[] = {
     {"policy_stack.bc",
-     {"weft_stack_arrive", "weft_stack_diverge", "weft_stack_leave"},
+     {"weft_stack_arrive", "weft_stack_diverge", "weft_stack_leave", "weft_stack_open"},
      weft_policy_stack_bitcode,
      &weft_policy_stack_bitcode_size},
     {"policy_pc.bc",
@@ -102,7 +102,7 @@ static weft_status link_policy(LLVMModuleRef m, size_t p, char **err) {
 weft_status policy_code_link(LLVMModuleRef m, char **err) {
   for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
     int wanted = 0;
-    for (int i = 0; i < 3 && policies[p].step[i]; i++) wanted |= used(m, policies[p].step[i]);
+    for (int i = 0; i < 4 && policies[p].step[i]; i++) wanted |= used(m, policies[p].step[i]);
     if (!wanted) continue;
     weft_status st = link_policy(m, p, err);
     if (st) return st;

@@ -154,6 +154,7 @@ extern const weft_policy_ops policy_stack;
 uint32_t weft_stack_arrive(weft_warp_ctx *ctx);
 uint32_t weft_stack_diverge(weft_warp_ctx *ctx);
 uint32_t weft_stack_leave(weft_warp_ctx *ctx); /* a loop's exit: the top entry narrows */
+uint32_t weft_stack_open(weft_warp_ctx *ctx, uint32_t r); /* the first: an entry for R */
 
 /* --- policy_mp.c: multi-path IPDOM, split + reconvergence tables (`mp`, `mp-orec`) --- */
 extern const weft_policy_ops policy_mp, policy_mp_orec;
