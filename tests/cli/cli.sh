@@ -381,14 +381,14 @@ test_back_edge_blends() {
 test_early_exit_steps_in_code() {
   for p in stack pc mp mp-orec; do
     weft run "$SRC/tests/cli/early_exit_loop.cl" -g 1024 -l 64 --arg 'u32[1024]=rand:1' \
-      --arg 'u32[1024]=zero' --policy $p --stats --out 1=code.bin
+      --arg 'u32[1024]=zero' --policy $p --stats --out "1=$dir/code.bin"
     expect_status 0
     expect_line '^round trips +0$'
     weft run "$SRC/tests/cli/early_exit_loop.cl" -g 1024 -l 64 --arg 'u32[1024]=rand:1' \
-      --arg 'u32[1024]=zero' --policy $p --stats --policy-in-runtime --out 1=runtime.bin
+      --arg 'u32[1024]=zero' --policy $p --stats --policy-in-runtime --out "1=$dir/runtime.bin"
     expect_status 0
     expect_line '^round trips +[1-9]'
-    cmp -s code.bin runtime.bin || fail "$p: the steps in the code gave another output"
+    cmp -s "$dir/code.bin" "$dir/runtime.bin" || fail "$p: the steps in the code gave another output"
   done
 }
 
@@ -401,12 +401,12 @@ test_open_across_parts() {
   weft cfg "$SRC/tests/cli/open_across_parts.cl"
   expect_line '^  parts: B0-B4 B5-B12 '
   for p in mp mp-orec; do
-    weft run "$SRC/tests/cli/open_across_parts.cl" "$@" --policy $p --out 1=code.bin
+    weft run "$SRC/tests/cli/open_across_parts.cl" "$@" --policy $p --out "1=$dir/code.bin"
     expect_status 0
     weft run "$SRC/tests/cli/open_across_parts.cl" "$@" --policy $p --policy-in-runtime \
-      --out 1=runtime.bin
+      --out "1=$dir/runtime.bin"
     expect_status 0
-    cmp -s code.bin runtime.bin || fail "$p: the code's steps gave another output"
+    cmp -s "$dir/code.bin" "$dir/runtime.bin" || fail "$p: the code's steps gave another output"
   done
 }
 
