@@ -204,6 +204,10 @@ static int next_input(const char **at, char *name) {
   return 1;
 }
 
+static int not_before(struct timespec a, const struct timespec *b) {
+  return a.tv_sec > b->tv_sec || (a.tv_sec == b->tv_sec && a.tv_nsec >= b->tv_nsec);
+}
+
 /* The regular file at path, whole (malloc'd), and when it last changed (its time of change or
  * of modification, the later); NULL when it is not a regular file or cannot be read. Opened
  * without blocking: a FIFO put in a header's place must not stop the build. */
@@ -214,17 +218,10 @@ static char *read_input(const char *path, size_t *n, struct timespec *changed) {
   char *text = NULL;
   if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
     text = file_read_fd(fd, n);
-    int mtime_later = st.st_mtim.tv_sec > st.st_ctim.tv_sec ||
-                      (st.st_mtim.tv_sec == st.st_ctim.tv_sec &&
-                       st.st_mtim.tv_nsec > st.st_ctim.tv_nsec);
-    *changed = mtime_later ? st.st_mtim : st.st_ctim;
+    *changed = not_before(st.st_mtim, &st.st_ctim) ? st.st_mtim : st.st_ctim;
   }
   close(fd);
   return text;
-}
-
-static int not_before(struct timespec a, const struct timespec *b) {
-  return a.tv_sec > b->tv_sec || (a.tv_sec == b->tv_sec && a.tv_nsec >= b->tv_nsec);
 }
 
 /* ---- the directory ---- */

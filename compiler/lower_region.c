@@ -135,12 +135,10 @@ static void store_max(lower *L, size_t field, LLVMValueRef v) {
                  LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntUGT, v, old, ""), v, old, ""), p);
 }
 
-static LLVMValueRef ctx_u32(lower *L, size_t field) {
-  return LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), lw_ctx_field(L, field), "");
-}
-
 /* i32: the entries the code opened and keeps (ctx->region_opens). */
-static LLVMValueRef opens(lower *L) { return ctx_u32(L, offsetof(weft_warp_ctx, region_opens)); }
+static LLVMValueRef opens(lower *L) {
+  return lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, region_opens), LLVMInt32TypeInContext(L->c));
+}
 
 /* A field of ctx->region_open[i]. */
 static LLVMValueRef open_field(lower *L, LLVMValueRef i, size_t field) {
@@ -153,9 +151,14 @@ static LLVMValueRef open_field(lower *L, LLVMValueRef i, size_t field) {
   return LLVMBuildGEP2(L->b, i8, L->ctx, &at, 1, "");
 }
 
-/* The innermost open entry's field (there is one). */
+/* The innermost open entry's field; with none open, the first slot's, which may be read but
+ * means nothing. */
 static LLVMValueRef top_field(lower *L, size_t field) {
-  return open_field(L, LLVMBuildSub(L->b, opens(L), lw_const_i32(L, 1), ""), field);
+  LLVMValueRef n = opens(L), any = LLVMBuildICmp(L->b, LLVMIntNE, n, lw_const_i32(L, 0), "");
+  return open_field(L,
+                    LLVMBuildSelect(L->b, any, LLVMBuildSub(L->b, n, lw_const_i32(L, 1), ""),
+                                    lw_const_i32(L, 0), ""),
+                    field);
 }
 
 /* mp's tables, had its steps run the divergence (WEFT_REGIONS_LOWEST_PC; policy_mp.c): the
@@ -172,22 +175,30 @@ static void count_tables(lower *L, int n, LLVMValueRef entry) {
             LLVMBuildAdd(L->b, L->chain_entries, entries, ""));
 }
 
-/* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1).
- * Into ctx's region counters, which the scheduler adds to the policy's. */
-static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
+/* Adds to ctx's region counters, which the scheduler adds to the policy's (i64 each; NULL:
+ * nothing): divergent branches, reconvergences, policy calls. Counting only. */
+static void add_region_counts(lower *L, LLVMValueRef branches, LLVMValueRef met,
+                              LLVMValueRef calls) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  LLVMBasicBlockRef done = lw_counting_begin(L);
-  count_tables(L, n, LLVMBuildNot(L->b, replaced, ""));
-  LLVMValueRef met = LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""), i64, "");
   size_t field[3] = {offsetof(weft_warp_ctx, region_divergent_branches),
                      offsetof(weft_warp_ctx, region_reconvergences),
                      offsetof(weft_warp_ctx, region_policy_calls)};
-  LLVMValueRef add[3] = {lw_const_i64(L, 1), met,
-                         LLVMBuildAdd(L->b, lw_const_i64(L, (uint64_t)n), met, "")};
+  LLVMValueRef add[3] = {branches, met, calls};
   for (int i = 0; i < 3; i++) {
+    if (!add[i]) continue;
     LLVMValueRef p = lw_ctx_field(L, field[i]);
     LLVMBuildStore(L->b, LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), add[i], ""), p);
   }
+}
+
+/* What one divergence counts: n sides, and whether R is the split's point (`replaced`, i1). */
+static void count_divergence(lower *L, int n, LLVMValueRef replaced) {
+  LLVMBasicBlockRef done = lw_counting_begin(L);
+  count_tables(L, n, LLVMBuildNot(L->b, replaced, ""));
+  LLVMValueRef met = LLVMBuildZExt(L->b, LLVMBuildNot(L->b, replaced, ""),
+                                   LLVMInt64TypeInContext(L->c), "");
+  add_region_counts(L, lw_const_i64(L, 1), met,
+                    LLVMBuildAdd(L->b, lw_const_i64(L, (uint64_t)n), met, ""));
   lw_counting_end(L, done);
 }
 
@@ -646,13 +657,7 @@ static LLVMBasicBlockRef closing(lower *L, int to) {
   LLVMBasicBlockRef close = L->closing[to] = new_block(L, "close");
   LLVMPositionBuilderAtEnd(L->b, close);
   LLVMBasicBlockRef done = lw_counting_begin(L);
-  size_t field[2] = {offsetof(weft_warp_ctx, region_reconvergences),
-                     offsetof(weft_warp_ctx, region_policy_calls)};
-  for (int i = 0; i < 2; i++) {
-    LLVMValueRef p = lw_ctx_field(L, field[i]);
-    LLVMBuildStore(L->b,
-                   LLVMBuildAdd(L->b, LLVMBuildLoad2(L->b, i64, p, ""), lw_const_i64(L, 1), ""), p);
-  }
+  add_region_counts(L, NULL, lw_const_i64(L, 1), lw_const_i64(L, 1)); /* as arrive() counts */
   lw_counting_end(L, done);
   LLVMValueRef lanes = LLVMBuildLoad2(L->b, i64,
                                       top_field(L, offsetof(struct weft_region_open, mask)), "");
@@ -680,15 +685,12 @@ static LLVMBasicBlockRef closing(lower *L, int to) {
 void lw_region_close(lower *L, int to) {
   if (to >= L->cfg->nblocks || !L->may_open[to] || L->cfg->blocks[to].part != L->part) return;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->c);
   LLVMBasicBlockRef keep = new_block(L, "");
-  LLVMValueRef n = opens(L), any = LLVMBuildICmp(L->b, LLVMIntNE, n, lw_const_i32(L, 0), "");
-  LLVMValueRef top = LLVMBuildSelect(L->b, any, LLVMBuildSub(L->b, n, lw_const_i32(L, 1), ""),
-                                     lw_const_i32(L, 0), ""); /* a slot to read, open or not */
-  LLVMValueRef pc = LLVMBuildLoad2(L->b, i32,
-                                   open_field(L, top, offsetof(struct weft_region_open, pc)), "");
-  LLVMValueRef lanes = LLVMBuildLoad2(
-      L->b, i64, open_field(L, top, offsetof(struct weft_region_open, mask)), "");
+  LLVMValueRef any = LLVMBuildICmp(L->b, LLVMIntNE, opens(L), lw_const_i32(L, 0), "");
+  LLVMValueRef pc = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c),
+                                   top_field(L, offsetof(struct weft_region_open, pc)), "");
+  LLVMValueRef lanes = LLVMBuildLoad2(L->b, i64,
+                                      top_field(L, offsetof(struct weft_region_open, mask)), "");
   LLVMValueRef others = LLVMBuildAnd(L->b, lanes, LLVMBuildNot(L->b, L->call_lanes, ""), "");
   LLVMValueRef ok = LLVMBuildAnd(
       L->b,

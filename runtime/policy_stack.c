@@ -162,10 +162,11 @@ uint32_t weft_stack_leave(weft_warp_ctx *ctx) {
   return (uint32_t)stack_next(s, &ctx->pc, &ctx->mask, &ctx->guard); /* the split goes on */
 }
 
-/* A loop's first exit or an early return (lower_region.c): a divergence at a branch whose IPDOM
- * R is not the top entry's RPC, the lanes of target_pc[0] staying below R and the others going
- * to R. diverge() would have the top entry wait at R and push one for the lanes that stay;
- * this is that, counted as diverge() counts it, without its general case. */
+/* An early return around a loop (lower_region.c; a loop's first exit takes the general step): a
+ * divergence at a branch whose IPDOM R is not the top entry's RPC, the lanes of target_pc[0]
+ * staying below R and the others going to R. diverge() would have the top entry wait at R and
+ * push one for the lanes that stay; this is that, counted as diverge() counts it, without its
+ * general case. */
 uint32_t weft_stack_open(weft_warp_ctx *ctx, uint32_t r) {
   rt_step_started(ctx, stack_init);
   stack_state *s = ctx->policy;
