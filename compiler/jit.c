@@ -264,6 +264,23 @@ weft_status jit_unit_module(jit_unit *u, LLVMModuleRef *m, int *index, int *nuni
   return st;
 }
 
+/* A masked store of an undefined value leaves memory as undefined as it was, and LLVM keeps
+ * it: where a part of a warp function ends, the frame slots of values that the path taken
+ * never defined (a loop's values, before the loop) were written so, 22 vectors per warp at
+ * ray_trace's first cut. */
+static void drop_undefined_stores(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b), next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+        size_t n;
+        const char *name = callee ? LLVMGetValueName2(callee, &n) : "";
+        if (!strncmp(name, "llvm.masked.store.", 18) && LLVMIsUndef(LLVMGetOperand(i, 0)))
+          LLVMInstructionEraseFromParent(i);
+      }
+}
+
 weft_status jit_unit_optimise(jit_unit *u, char **err) {
   if (u->c) globals_defined_elsewhere(u->m);
   measure(u);
@@ -280,6 +297,7 @@ weft_status jit_unit_optimise(jit_unit *u, char **err) {
   LLVMDisposePassBuilderOptions(o);
   if (e) return free(why), take_error(e, "optimisation failed", err);
   if (why) return diagnosed(why, "optimisation failed", err);
+  drop_undefined_stores(u->m);
   now = rt_now_ms();
   u->ms[1] = now - u->since, u->since = now;
   return WEFT_SUCCESS;
