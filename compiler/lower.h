@@ -254,6 +254,7 @@ int lw_writes_memory(LLVMValueRef inst); /* a store, atomic, fence or call: may 
 /* A builtin call's result: a scalar when uniform, else for lane group L->lane_group; NULL (after
  * lw_unsupported) when weft does not support it. */
 LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform);
+int lw_speculation_cost(LLVMValueRef call);
 /* A call of get_local_id/get_global_id in one lane (i64, of the current group), as a scalar;
  * NULL for any other call. */
 LLVMValueRef lw_lane_id(lower *L, LLVMValueRef call, LLVMValueRef lane);

@@ -1076,6 +1076,27 @@ static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
                         LLVMGetIntrinsicDeclaration(L->m, id, over, nover), args, n, "");
 }
 
+/* What running a call for lanes that do not take its block costs, in kernel instructions (the
+ * budget of a region run as selects, lower_region.c), or -1 when it may not run so. An LLVM
+ * intrinsic may when LLVM says it is speculatable (llvm.fmuladd, llvm.floor: 1); a builtin when
+ * it is arithmetic and writes through no pointer (frexp, sincos): a math function that LLVM
+ * expands in line counts 2, one that calls libmvec or expands to more 12. Not weft's opaque
+ * divisions (frontend.c), speculatable for LLVM's sake only: a lane that does not take the
+ * block may divide by zero. */
+int lw_speculation_cost(LLVMValueRef call) {
+  LLVMValueRef fn = LLVMGetCalledValue(call);
+  if (fn && LLVMIsAFunction(fn) && LLVMGetIntrinsicID(fn)) {
+    unsigned kind = LLVMGetEnumAttributeKindForName("speculatable", 12);
+    return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) ? 1 : -1;
+  }
+  builtin bi = builtin_of_call(call);
+  if (bi.kind != BI_MATH && bi.kind != BI_INTEGER) return -1;
+  for (unsigned i = 0; i < LLVMGetNumArgOperands(call); i++)
+    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, i))) == LLVMPointerTypeKind) return -1;
+  const math_entry *m = bi.kind == BI_MATH ? math_find(bi.name) : NULL;
+  return bi.kind == BI_INTEGER || (m && !strncmp(m->target, "llvm.", 5)) ? 2 : 12;
+}
+
 LLVMValueRef lw_builtin(lower *L, LLVMValueRef call, const builtin *bi, int uniform) {
   switch (bi->kind) {
   case BI_NONE: return intrinsic_call(L, call, uniform);

@@ -300,7 +300,8 @@ static void run_path(lower *L, int x, int until, int rpc) {
 
 /* ---- small regions as selects ----
  * A structured branch whose region is a few instructions that can neither trap nor write (no
- * memory access, no call, no integer division) runs, when the launch does not count, as
+ * memory access, no integer division, no call but of a builtin of arithmetic without a pointer
+ * argument: a ray tracer's sqrt) runs, when the launch does not count, as
  * straight code: each block of each side runs with all the running split's lanes, and a join's
  * phis take, lane by lane, the value that the lane's own path brought (its edges' masks). A lane
  * computes what its side never would, but nothing reads it: a side's values are read only in
@@ -312,8 +313,11 @@ static void run_path(lower *L, int x, int until, int rpc) {
  * the same. Only regions that run each block once (WEFT_REGIONS_PC_ORDER's order). */
 #define SELECT_MAX_INSTRS 24
 
-static int speculatable(LLVMValueRef i) {
+/* What instruction i costs run for every lane, in kernel instructions, or -1 when it may not
+ * run for lanes that do not take its block. */
+static int speculation_cost(LLVMValueRef i) {
   switch (LLVMGetInstructionOpcode(i)) {
+  case LLVMCall: return lw_speculation_cost(i);
   case LLVMAdd:
   case LLVMFAdd:
   case LLVMSub:
@@ -347,7 +351,7 @@ static int speculatable(LLVMValueRef i) {
   case LLVMInsertElement:
   case LLVMShuffleVector:
   case LLVMFreeze: return 1;
-  default: return 0;
+  default: return -1;
   }
 }
 
@@ -357,8 +361,11 @@ static int select_scan(lower *L, int x, int until, int *budget) {
   while (x != until) {
     const cfg_block *cb = &L->cfg->blocks[x];
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cb->bb);
-    for (LLVMValueRef i = LLVMGetFirstInstruction(cb->bb); i != term; i = LLVMGetNextInstruction(i))
-      if (!speculatable(i) || --*budget < 0) return 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cb->bb); i != term;
+         i = LLVMGetNextInstruction(i)) {
+      int cost = speculation_cost(i);
+      if (cost < 0 || (*budget -= cost) < 0) return 0;
+    }
     if (!cfg_is_branch(cb)) {
       x = cb->succs[0];
       continue;

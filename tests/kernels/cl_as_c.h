@@ -29,6 +29,12 @@ typedef float float4 __attribute__((vector_size(16)));
 #define CLK_LOCAL_MEM_FENCE 1
 #define CLK_GLOBAL_MEM_FENCE 2
 
+/* fract: x - floor(x), below 1, and the whole part through ip. */
+static inline float fract(float x, float *ip) {
+  *ip = floorf(x);
+  return fminf(x - *ip, 0x1.fffffep-1f);
+}
+
 /* Atomics: the old value, like OpenCL's. */
 #define atomic_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define atomic_sub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
