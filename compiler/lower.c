@@ -42,19 +42,20 @@ static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
       p);
 }
 
-/* The counters in ctx that L->counted accumulates, in its order. */
-static const size_t counter_field[4] = {
-    offsetof(weft_warp_ctx, block_execs), offsetof(weft_warp_ctx, instr_execs),
-    offsetof(weft_warp_ctx, lane_instrs), offsetof(weft_warp_ctx, groups_run)};
+/* The counters in ctx that L->counted accumulates, in this order, side by side. */
+_Static_assert(offsetof(weft_warp_ctx, instr_execs) == offsetof(weft_warp_ctx, block_execs) + 8 &&
+                   offsetof(weft_warp_ctx, lane_instrs) ==
+                       offsetof(weft_warp_ctx, block_execs) + 16 &&
+                   offsetof(weft_warp_ctx, groups_run) == offsetof(weft_warp_ctx, block_execs) + 24,
+               "count_fn adds to four consecutive counters");
 
 /* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
  * theirs to ctx once, when the call ends, not four stores per warp. */
 LLVMValueRef lw_mask_here(lower *L) { return LLVMBuildLoad2(L->b, i64t(L), L->mask_var, ""); }
 
-/* Lanes and lane groups of the running split: what each block it ran counts for. */
-static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
+/* Lanes and lane groups of mask: what each block that a split of those lanes ran counts for. */
+static void count_active(lower *L, LLVMValueRef mask, LLVMValueRef *lanes, LLVMValueRef *groups) {
   LLVMTypeRef i64 = i64t(L);
-  LLVMValueRef mask = lw_mask_here(L);
   *lanes = lw_intrinsic(L, "llvm.ctpop", &i64, 1, &mask, 1);
   *groups = lw_const_i64(L, 0);
   for (unsigned g = 0; g < L->ngroups; g++) {
@@ -62,6 +63,47 @@ static void count_active(lower *L, LLVMValueRef *lanes, LLVMValueRef *groups) {
                                     LLVMConstInt(LLVMIntTypeInContext(L->c, L->G), 0, 0), "");
     *groups = LLVMBuildAdd(L->b, *groups, LLVMBuildZExt(L->b, nz, i64, ""), "");
   }
+}
+
+static void set_attr(LLVMContextRef c, LLVMValueRef f, const char *name, uint64_t value) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, value));
+}
+
+/* __weft_count(dst, mask, count): adds what the blocks counted (L->count's packing) by a split of
+ * mask's lanes to the four counters at dst, in the order of weft_warp_ctx's block_execs ..
+ * groups_run. One function of the module, out of line: only counting launches call it, and
+ * written at each place the counts are taken it was a fifth of a warp function's code. */
+static LLVMValueRef count_fn(lower *L) {
+  char name[40];
+  snprintf(name, sizeof name, "__weft_count.g%u.w%u", L->G, L->W); /* kept: pipeline.c */
+  LLVMValueRef f = LLVMGetNamedFunction(L->m, name);
+  if (f) return f;
+  LLVMTypeRef i64 = i64t(L), params[3] = {LLVMPointerTypeInContext(L->c, 0), i64, i64};
+  f = LLVMAddFunction(L->m, name, LLVMFunctionType(LLVMVoidTypeInContext(L->c), params, 3, 0));
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  set_attr(L->c, f, "noinline", 0), set_attr(L->c, f, "cold", 0);
+  set_attr(L->c, f, "nounwind", 0), set_attr(L->c, f, "willreturn", 0);
+  set_attr(L->c, f, "memory", 3); /* argmem: readwrite */
+  LLVMBasicBlockRef at = LLVMGetInsertBlock(L->b);
+  LLVMMetadataRef line = LLVMGetCurrentDebugLocation2(L->b); /* the kernel's, not f's */
+  LLVMSetCurrentDebugLocation2(L->b, NULL);
+  LLVMPositionBuilderAtEnd(L->b, LLVMAppendBasicBlockInContext(L->c, f, ""));
+  LLVMValueRef dst = LLVMGetParam(f, 0), count = LLVMGetParam(f, 2), lanes, groups;
+  count_active(L, LLVMGetParam(f, 1), &lanes, &groups);
+  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
+  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
+                                     "");
+  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, lanes, ""),
+                       LLVMBuildMul(L->b, blocks, groups, "")};
+  for (unsigned i = 0; i < 4; i++) {
+    LLVMValueRef p = LLVMBuildGEP2(L->b, i64, dst, (LLVMValueRef[]){lw_const_i64(L, i)}, 1, "");
+    add_to(L, p, v[i]);
+  }
+  LLVMBuildRetVoid(L->b);
+  LLVMPositionBuilderAtEnd(L->b, at);
+  LLVMSetCurrentDebugLocation2(L->b, line);
+  return f;
 }
 
 LLVMValueRef lw_counting(lower *L) { return L->counting; }
@@ -79,19 +121,13 @@ void lw_counting_end(lower *L, LLVMBasicBlockRef done) {
   LLVMPositionBuilderAtEnd(L->b, done);
 }
 
-/* Adds what the blocks counted since the running split's lanes last changed to dst[], in
- * counter_field's order, when the launch counts; the count starts again from 0 either way. */
-static void count_into(lower *L, LLVMValueRef dst[4]) {
+/* Adds what the blocks counted since the running split's lanes last changed to the four
+ * counters at dst, when the launch counts; the count starts again from 0 either way. */
+static void count_into(lower *L, LLVMValueRef dst) {
   LLVMBasicBlockRef done = lw_counting_begin(L);
-  LLVMValueRef lanes, groups;
-  count_active(L, &lanes, &groups);
-  LLVMValueRef count = LLVMBuildLoad2(L->b, LLVMInt64TypeInContext(L->c), L->count, "");
-  LLVMValueRef blocks = LLVMBuildLShr(L->b, count, lw_const_i64(L, COUNT_BLOCK_SHIFT), "");
-  LLVMValueRef instrs = LLVMBuildAnd(L->b, count, lw_const_i64(L, (1ull << COUNT_BLOCK_SHIFT) - 1),
-                                     "");
-  LLVMValueRef v[4] = {blocks, instrs, LLVMBuildMul(L->b, instrs, lanes, ""),
-                       LLVMBuildMul(L->b, blocks, groups, "")};
-  for (int i = 0; i < 4; i++) add_to(L, dst[i], v[i]);
+  LLVMValueRef f = count_fn(L);
+  LLVMValueRef args[3] = {dst, lw_mask_here(L), LLVMBuildLoad2(L->b, i64t(L), L->count, "")};
+  LLVMBuildCall2(L->b, LLVMGlobalGetValueType(f), f, args, 3, "");
   lw_counting_end(L, done);
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
 }
@@ -99,16 +135,18 @@ static void count_into(lower *L, LLVMValueRef dst[4]) {
 void lw_count_warp(lower *L) { count_into(L, L->counted); }
 
 void lw_count_to_ctx(lower *L) {
-  LLVMValueRef dst[4];
-  for (int i = 0; i < 4; i++) dst[i] = lw_ctx_field(L, counter_field[i]);
-  count_into(L, dst);
+  count_into(L, lw_ctx_field(L, offsetof(weft_warp_ctx, block_execs)));
 }
 
 void lw_flush_counts(lower *L) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(L->c);
+  LLVMTypeRef i64 = i64t(L);
   lw_count_warp(L);
-  for (int i = 0; i < 4; i++)
-    add_to(L, lw_ctx_field(L, counter_field[i]), LLVMBuildLoad2(L->b, i64, L->counted[i], ""));
+  LLVMValueRef ctx_counts = lw_ctx_field(L, offsetof(weft_warp_ctx, block_execs));
+  for (unsigned i = 0; i < 4; i++) {
+    LLVMValueRef at = lw_const_i64(L, i);
+    add_to(L, LLVMBuildGEP2(L->b, i64, ctx_counts, &at, 1, ""),
+           LLVMBuildLoad2(L->b, i64, LLVMBuildGEP2(L->b, i64, L->counted, &at, 1, ""), ""));
+  }
 }
 
 LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {

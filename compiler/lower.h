@@ -69,7 +69,8 @@ typedef struct lower {
   LLVMValueRef *part_fns; /* the warp function's parts; part 0 is the entry */
   int part; /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
-  LLVMValueRef counted[4]; /* allocas: the counters of the chain's warps that ended (kernel.h) */
+  LLVMValueRef counted; /* alloca of 4 i64: the counters of the chain's warps that ended
+                          (kernel.h), in weft_warp_ctx's order from block_execs */
   LLVMValueRef end_from; /* alloca: the PC whose block went to the kernel's end */
   /* the kernel's values (lower_values.c) and the frame (lower_frame.c) */
   ptrmap slots; /* kernel instruction -> slot */

@@ -64,8 +64,8 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
    * aligned as a short16 is */
   L->scatter_sink = L->avx512 ? NULL : LLVMBuildAlloca(L->b, LLVMArrayType(i64, 4), "scatter_sink");
   if (L->scatter_sink) LLVMSetAlignment(L->scatter_sink, 32);
-  for (int i = 0; i < 4; i++) L->counted[i] = LLVMBuildAlloca(L->b, i64, "counted");
-  for (int i = 0; i < 4; i++) LLVMBuildStore(L->b, lw_const_i64(L, 0), L->counted[i]);
+  L->counted = LLVMBuildAlloca(L->b, LLVMArrayType(i64, 4), "counted");
+  LLVMBuildStore(L->b, LLVMConstNull(LLVMArrayType(i64, 4)), L->counted);
   L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->work_group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->work_group, offsetof(weft_group, local_mem), ptr);
