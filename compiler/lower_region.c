@@ -300,8 +300,8 @@ static void run_path(lower *L, int x, int until, int rpc) {
 
 /* ---- small regions as selects ----
  * A structured branch whose region is a few instructions that can neither trap nor write (no
- * memory access, no integer division, no call but of a builtin of arithmetic without a pointer
- * argument: a ray tracer's sqrt) runs, when the launch does not count, as
+ * memory access, no integer division, no call but of arithmetic: lw_speculation_cost, such as
+ * a ray tracer's sqrt) runs, when the launch does not count, as
  * straight code: each block of each side runs with all the running split's lanes, and a join's
  * phis take, lane by lane, the value that the lane's own path brought (its edges' masks). A lane
  * computes what its side never would, but nothing reads it: a side's values are read only in
