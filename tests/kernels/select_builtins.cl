@@ -1,8 +1,8 @@
-/* Small if/else regions with builtin calls, in a loop: the code runs them as selects when the
- * launch asks for no stats (lower_region.c), so a side's sqrt and exp run for the lanes that do
- * not take it too (NaN or infinity there, which must not reach them). fract writes its whole
- * part through a pointer, so its side may not run so: the lanes that do not take it keep the
- * whole part they had. */
+/* Small if/else regions with calls, in a loop: the code runs them as selects when the launch
+ * asks for no stats (lower_region.c), so the calls run for the lanes that do not take their side
+ * too: sqrt (NaN there, which must not reach them), exp (libmvec) and fract, which the front
+ * end expands into floor and minnum with its whole part a plain value: the lanes that do not
+ * take its side keep the whole part they had. */
 __kernel void select_builtins(__global const float *f, __global float *out,
                               __global float *whole) {
   uint i = get_global_id(0);
