@@ -182,6 +182,10 @@ LLVMValueRef ir_intrinsic(LLVMBuilderRef b, LLVMModuleRef m, const char *name, L
 LLVMTypeRef ir_byval_type(LLVMValueRef fn, unsigned i);
 /* The function `name` of m, declared with type ft when m has none. */
 LLVMValueRef ir_function(LLVMModuleRef m, const char *name, LLVMTypeRef ft);
+/* Function attribute `name` on fn: added with `value` (0 for a flag; memory's value is its
+ * effects' bits, 0 for memory(none)), or whether fn has it. */
+void ir_fn_attr(LLVMValueRef fn, const char *name, uint64_t value);
+int ir_has_fn_attr(LLVMValueRef fn, const char *name);
 /* An alloca of t at the top of fn's entry block, where private memory belongs; b is left just
  * after it. */
 LLVMValueRef ir_entry_alloca(LLVMBuilderRef b, LLVMValueRef fn, LLVMTypeRef t);

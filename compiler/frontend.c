@@ -184,11 +184,10 @@ static weft_status run_clang(const char *path, const char *source, const char *o
   return st ? st : *bitcode ? WEFT_SUCCESS : WEFT_ERROR_BUILD;
 }
 
-static void set_fn_attr(LLVMContextRef c, LLVMValueRef fn, const char *name, int on) {
-  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-  if (on)
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, 0));
-  else LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
+static void set_fn_attr(LLVMValueRef fn, const char *name, int on) {
+  if (on) return ir_fn_attr(fn, name, 0);
+  LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                 LLVMGetEnumAttributeKindForName(name, strlen(name)));
 }
 
 static void strip_target_attrs(LLVMValueRef fn) {
@@ -199,16 +198,15 @@ static void strip_target_attrs(LLVMValueRef fn) {
 
 /* Before the pipeline: helpers become always-inline, nothing is optnone, nothing if-converts. */
 static void prepare_functions(LLVMModuleRef m, int before) {
-  LLVMContextRef c = LLVMGetModuleContext(m);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     strip_target_attrs(f);
     if (LLVMIsDeclaration(f)) continue;
-    set_fn_attr(c, f, "optforfuzzing", before);
+    set_fn_attr(f, "optforfuzzing", before);
     if (!before) continue;
-    set_fn_attr(c, f, "optnone", 0);
-    set_fn_attr(c, f, "noinline", 0);
+    set_fn_attr(f, "optnone", 0);
+    set_fn_attr(f, "noinline", 0);
     if (!frontend_is_kernel(f)) {
-      set_fn_attr(c, f, "alwaysinline", 1);
+      set_fn_attr(f, "alwaysinline", 1);
       LLVMSetLinkage(f, LLVMInternalLinkage);
     }
   }
@@ -274,9 +272,8 @@ static LLVMValueRef division_fn(LLVMModuleRef m, unsigned d, LLVMTypeRef t, LLVM
   LLVMValueRef fn = LLVMGetNamedFunction(m, name);
   if (fn) return fn;
   fn = LLVMAddFunction(m, name, *fnt);
-  LLVMContextRef c = LLVMGetModuleContext(m);
   static const char *const pure[] = {"memory", "nounwind", "willreturn", "speculatable"};
-  for (int i = 0; i < 4; i++) set_fn_attr(c, fn, pure[i], 1); /* memory(none) is memory 0 */
+  for (int i = 0; i < 4; i++) set_fn_attr(fn, pure[i], 1); /* memory(none) is memory 0 */
   return fn;
 }
 

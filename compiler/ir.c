@@ -107,6 +107,17 @@ LLVMValueRef ir_function(LLVMModuleRef m, const char *name, LLVMTypeRef ft) {
   return f ? f : LLVMAddFunction(m, name, ft);
 }
 
+void ir_fn_attr(LLVMValueRef fn, const char *name, uint64_t value) {
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(fn));
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, value));
+}
+
+int ir_has_fn_attr(LLVMValueRef fn, const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
 LLVMValueRef ir_subvector(LLVMBuilderRef b, LLVMValueRef v, unsigned first, unsigned n) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)));
   unsigned size = LLVMGetVectorSize(LLVMTypeOf(v));

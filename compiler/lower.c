@@ -65,11 +65,6 @@ static void count_active(lower *L, LLVMValueRef mask, LLVMValueRef *lanes, LLVMV
   }
 }
 
-static void set_attr(LLVMContextRef c, LLVMValueRef f, const char *name, uint64_t value) {
-  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, kind, value));
-}
-
 /* __weft_count(dst, mask, count): adds what the blocks counted (L->count's packing) by a split of
  * mask's lanes to the four counters at dst, in the order of weft_warp_ctx's block_execs ..
  * groups_run. One function of the module, out of line: only counting launches call it, and
@@ -82,9 +77,9 @@ static LLVMValueRef count_fn(lower *L) {
   LLVMTypeRef i64 = i64t(L), params[3] = {LLVMPointerTypeInContext(L->c, 0), i64, i64};
   f = LLVMAddFunction(L->m, name, LLVMFunctionType(LLVMVoidTypeInContext(L->c), params, 3, 0));
   LLVMSetLinkage(f, LLVMInternalLinkage);
-  set_attr(L->c, f, "noinline", 0), set_attr(L->c, f, "cold", 0);
-  set_attr(L->c, f, "nounwind", 0), set_attr(L->c, f, "willreturn", 0);
-  set_attr(L->c, f, "memory", 3); /* argmem: readwrite */
+  static const char *const flags[] = {"noinline", "cold", "nounwind", "willreturn"};
+  for (int i = 0; i < 4; i++) ir_fn_attr(f, flags[i], 0);
+  ir_fn_attr(f, "memory", 3); /* argmem: readwrite */
   LLVMBasicBlockRef at = LLVMGetInsertBlock(L->b);
   LLVMMetadataRef line = LLVMGetCurrentDebugLocation2(L->b); /* the kernel's, not f's */
   LLVMSetCurrentDebugLocation2(L->b, NULL);

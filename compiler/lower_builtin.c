@@ -1085,10 +1085,8 @@ static LLVMValueRef intrinsic_call(lower *L, LLVMValueRef call, int uniform) {
  * block may divide by zero. */
 int lw_speculation_cost(LLVMValueRef call) {
   LLVMValueRef fn = LLVMGetCalledValue(call);
-  if (fn && LLVMIsAFunction(fn) && LLVMGetIntrinsicID(fn)) {
-    unsigned kind = LLVMGetEnumAttributeKindForName("speculatable", 12);
-    return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind) ? 1 : -1;
-  }
+  if (fn && LLVMIsAFunction(fn) && LLVMGetIntrinsicID(fn))
+    return ir_has_fn_attr(fn, "speculatable") ? 1 : -1;
   builtin bi = builtin_of_call(call);
   if (bi.kind != BI_MATH && bi.kind != BI_INTEGER) return -1;
   for (unsigned i = 0; i < LLVMGetNumArgOperands(call); i++)
