@@ -42,15 +42,13 @@ static void add_to(lower *L, LLVMValueRef p, LLVMValueRef v) {
       p);
 }
 
-/* The counters in ctx that L->counted accumulates, in this order, side by side. */
+/* The counters in ctx that __weft_count adds to, side by side. */
 _Static_assert(offsetof(weft_warp_ctx, instr_execs) == offsetof(weft_warp_ctx, block_execs) + 8 &&
                    offsetof(weft_warp_ctx, lane_instrs) ==
                        offsetof(weft_warp_ctx, block_execs) + 16 &&
                    offsetof(weft_warp_ctx, groups_run) == offsetof(weft_warp_ctx, block_execs) + 24,
                "count_fn adds to four consecutive counters");
 
-/* Adds the current warp's counters to L->counted: a chain of warps (kernel.h) adds all of
- * theirs to ctx once, when the call ends, not four stores per warp. */
 LLVMValueRef lw_mask_here(lower *L) { return LLVMBuildLoad2(L->b, i64t(L), L->mask_var, ""); }
 
 /* Lanes and lane groups of mask: what each block that a split of those lanes ran counts for. */
@@ -127,21 +125,10 @@ static void count_into(lower *L, LLVMValueRef dst) {
   LLVMBuildStore(L->b, lw_const_i64(L, 0), L->count);
 }
 
-void lw_count_warp(lower *L) { count_into(L, L->counted); }
-
+/* Into the running warp's own ctx, even in a chain (kernel.h): the scheduler adds up every
+ * warp's. */
 void lw_count_to_ctx(lower *L) {
   count_into(L, lw_ctx_field(L, offsetof(weft_warp_ctx, block_execs)));
-}
-
-void lw_flush_counts(lower *L) {
-  LLVMTypeRef i64 = i64t(L);
-  lw_count_warp(L);
-  LLVMValueRef ctx_counts = lw_ctx_field(L, offsetof(weft_warp_ctx, block_execs));
-  for (unsigned i = 0; i < 4; i++) {
-    LLVMValueRef at = lw_const_i64(L, i);
-    add_to(L, LLVMBuildGEP2(L->b, i64, ctx_counts, &at, 1, ""),
-           LLVMBuildLoad2(L->b, i64, LLVMBuildGEP2(L->b, i64, L->counted, &at, 1, ""), ""));
-  }
 }
 
 LLVMValueRef lw_tail_call(lower *L, int part, LLVMValueRef ctx) {
@@ -207,12 +194,12 @@ void lw_chain_or(lower *L, LLVMBasicBlockRef none) {
   LLVMBuildCondBr(L->b, LLVMBuildIsNull(L->b, chain, ""), none, next);
   LLVMPositionBuilderAtEnd(L->b, next);
   if (L->part == 0) {
-    lw_count_warp(L);
+    lw_count_to_ctx(L);
     LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b); /* counting added blocks */
     LLVMAddIncoming(L->ctx, &chain, &from, 1);
     LLVMBuildBr(L->b, L->start);
   } else {
-    lw_flush_counts(L);
+    lw_count_to_ctx(L);
     LLVMBuildRet(L->b, lw_tail_call(L, 0, chain));
   }
 }

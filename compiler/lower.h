@@ -69,8 +69,6 @@ typedef struct lower {
   LLVMValueRef *part_fns; /* the warp function's parts; part 0 is the entry */
   int part; /* the part being emitted */
   LLVMValueRef event, count; /* allocas: the event returned, blocks and instructions run */
-  LLVMValueRef counted; /* alloca of 4 i64: the counters of the chain's warps that ended
-                          (kernel.h), in weft_warp_ctx's order from block_execs */
   LLVMValueRef end_from; /* alloca: the PC whose block went to the kernel's end */
   /* the kernel's values (lower_values.c) and the frame (lower_frame.c) */
   ptrmap slots; /* kernel instruction -> slot */
@@ -142,9 +140,7 @@ LLVMValueRef lw_lanes_where(lower *L, LLVMIntPredicate pred, LLVMValueRef x, LLV
 LLVMValueRef lw_counting(lower *L); /* i1: the launch counts */
 LLVMBasicBlockRef lw_counting_begin(lower *L);
 void lw_counting_end(lower *L, LLVMBasicBlockRef done);
-void lw_count_warp(lower *L); /* adds the warp's counters to L->counted */
-void lw_count_to_ctx(lower *L); /* adds them to ctx's */
-void lw_flush_counts(lower *L); /* adds the call's counters, and L->counted, to ctx */
+void lw_count_to_ctx(lower *L); /* adds what the running split's blocks counted to ctx's */
 /* The next warp of a chain (kernel.h) goes on, when there is one; else to `none`. */
 void lw_chain_or(lower *L, LLVMBasicBlockRef none);
 LLVMValueRef lw_mask_here(lower *L); /* the running split's lanes, read where the builder is */

@@ -283,7 +283,7 @@ static LLVMBasicBlockRef save_all(lower *L) {
   LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, event, lw_const_i32(L, 0), ""), elsewhere,
                   L->leave);
   LLVMPositionBuilderAtEnd(L->b, elsewhere);
-  lw_flush_counts(L);
+  lw_count_to_ctx(L);
   LLVMBuildRet(L->b, lw_tail_call(L, 0, L->ctx)); /* whose dispatch hands ctx->pc on */
   LLVMPositionBuilderAtEnd(L->b, here);
   return L->save_all;
@@ -362,7 +362,7 @@ static void take_step(lower *L, int arrival, const int *to, int n) {
   LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, r, lw_const_i32(L, 0), ""), finished(L),
                   go_on);
   LLVMPositionBuilderAtEnd(L->b, go_on);
-  lw_count_to_ctx(L); /* not into L->counted, which loops that step would carry along */
+  lw_count_to_ctx(L);
   LLVMValueRef pc = ctx_load(L, offsetof(weft_warp_ctx, pc), i32t(L));
   LLVMValueRef sw = LLVMBuildSwitch(L->b, pc, next_leave(L), (unsigned)n);
   for (int i = 0; i < n; i++) {

@@ -64,8 +64,6 @@ static void build_entry(lower *L, LLVMValueRef kfn, const weft_compiled_kernel *
    * aligned as a short16 is */
   L->scatter_sink = L->avx512 ? NULL : LLVMBuildAlloca(L->b, LLVMArrayType(i64, 4), "scatter_sink");
   if (L->scatter_sink) LLVMSetAlignment(L->scatter_sink, 32);
-  L->counted = LLVMBuildAlloca(L->b, LLVMArrayType(i64, 4), "counted");
-  LLVMBuildStore(L->b, LLVMConstNull(LLVMArrayType(i64, 4)), L->counted);
   L->work_group = lw_load_at(L, L->ctx, offsetof(weft_warp_ctx, group), ptr);
   L->args = lw_load_at(L, L->work_group, offsetof(weft_group, args), ptr);
   L->local_mem = lw_load_at(L, L->work_group, offsetof(weft_group, local_mem), ptr);
@@ -147,7 +145,7 @@ static void build_dispatch(lower *L) {
 
 static void build_leave(lower *L) {
   LLVMPositionBuilderAtEnd(L->b, L->leave);
-  lw_flush_counts(L);
+  lw_count_to_ctx(L);
   LLVMValueRef event = LLVMBuildLoad2(L->b, LLVMInt32TypeInContext(L->c), L->event, "");
   LLVMBuildStore(L->b, event, lw_ctx_field(L, offsetof(weft_warp_ctx, event)));
   LLVMBuildRet(L->b, event);
